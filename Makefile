@@ -1,0 +1,54 @@
+# svc — see README.md. Every target works offline except the first download
+# of Go modules (through the Go module proxy).
+
+GO        ?= go
+BIN       := bin/svc
+SHARED    ?= $(abspath ../shared)
+DATA      ?= ./var
+ADDR      ?= 127.0.0.1:8080
+FUZZTIME  ?= 3s
+# Fuzz targets as package:Target; `make test` runs each for $(FUZZTIME),
+# `make fuzz` for FUZZLONG.
+FUZZLONG  ?= 60s
+FUZZ      := ./pipeline/fetch:FuzzParseURL
+
+# Tests and the demo load the UCP schemas from ../shared when it exists; they
+# are never copied into the repository.
+ifneq ($(wildcard $(SHARED)/ucp/schema),)
+export SVC_UCP_SCHEMA_DIR ?= $(SHARED)/ucp/schema
+export SVC_SHARED_DIR ?= $(SHARED)
+endif
+
+.PHONY: all build test checks demo bench fuzz clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/svc
+
+test:
+	$(GO) test -count=1 ./...
+	@for t in $(FUZZ); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$fn ($(FUZZTIME))"; \
+	  $(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZTIME) $$pkg >/dev/null || exit 1; done
+
+checks:
+	@out=$$(gofmt -l $$(git ls-files '*.go') 2>/dev/null); if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+	$(GO) vet ./...
+	@command -v staticcheck >/dev/null 2>&1 || $(GO) install honnef.co/go/tools/cmd/staticcheck@latest
+	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
+	$(GO) mod tidy -diff
+
+demo: build
+	@./scripts/demo.sh
+
+bench: build
+	$(GO) test -run='^$$' -bench=. -benchmem ./...
+
+fuzz:
+	@for t in $(FUZZ); do pkg=$${t%%:*}; fn=$${t##*:}; \
+	  echo "fuzz $$fn ($(FUZZLONG))"; \
+	  $(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZLONG) $$pkg || exit 1; done
+
+clean:
+	rm -rf bin var
