@@ -1,0 +1,310 @@
+// Package state is the server's durable, append-only record of what it
+// accepted: live checks, submissions, per-host precheck rows and limit
+// counters. Every Append is written and fsync'd before it returns, so an
+// answer sent after it survives a kill -9 the instant after. The server
+// replays the log at start; the pipeline reads it to ingest submissions.
+//
+// The log is a folder of segment files (JSON lines). A record torn by a crash
+// mid-write is dropped on replay and cut off before the next append, so it
+// never glues onto a good record.
+package state
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/hmac"
+	"crypto/rand"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Record is one log entry.
+type Record struct {
+	Type string          `json:"type"`
+	Time time.Time       `json:"time"`
+	Data json.RawMessage `json:"data"`
+}
+
+// Log is an open state log; safe for concurrent use.
+type Log struct {
+	dir     string
+	mu      sync.Mutex
+	f       *os.File
+	size    int64
+	segment int
+	maxSize int64
+	secret  []byte
+}
+
+// SegmentMax is the size at which a new segment starts.
+const SegmentMax = 64 << 20
+
+// Open opens (creating) the state log under dir (DIR/state), creates the
+// HMAC secret on first use, and repairs a torn tail.
+func Open(dir string) (*Log, error) {
+	logDir := filepath.Join(dir, "log")
+	if err := os.MkdirAll(logDir, 0o700); err != nil {
+		return nil, fmt.Errorf("open state %s: %w", dir, err)
+	}
+	secret, err := loadSecret(filepath.Join(dir, "secret"))
+	if err != nil {
+		return nil, err
+	}
+	l := &Log{dir: logDir, maxSize: SegmentMax, secret: secret}
+	segs, err := l.segments()
+	if err != nil {
+		return nil, err
+	}
+	l.segment = 1
+	if len(segs) > 0 {
+		l.segment = segs[len(segs)-1]
+	}
+	if err := l.openSegment(); err != nil {
+		return nil, err
+	}
+	return l, nil
+}
+
+func (l *Log) segName(n int) string { return filepath.Join(l.dir, fmt.Sprintf("%08d.jsonl", n)) }
+
+func (l *Log) segments() ([]int, error) {
+	ents, err := os.ReadDir(l.dir)
+	if err != nil {
+		return nil, fmt.Errorf("list state log: %w", err)
+	}
+	var out []int
+	for _, e := range ents {
+		var n int
+		if _, err := fmt.Sscanf(e.Name(), "%08d.jsonl", &n); err == nil && strings.HasSuffix(e.Name(), ".jsonl") {
+			out = append(out, n)
+		}
+	}
+	sort.Ints(out)
+	return out, nil
+}
+
+// openSegment opens the current segment for appending, cutting a torn last
+// line (no trailing newline) left by a crash.
+func (l *Log) openSegment() error {
+	name := l.segName(l.segment)
+	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("open state segment: %w", err)
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return err
+	}
+	size := fi.Size()
+	if size > 0 {
+		// Find the last newline; everything after it is a torn record.
+		const chunk = 64 << 10
+		end := size
+		for end > 0 {
+			start := max(end-chunk, 0)
+			buf := make([]byte, end-start)
+			if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
+				f.Close()
+				return err
+			}
+			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
+				end = start + int64(i) + 1
+				break
+			}
+			end = start
+		}
+		if end != size {
+			if err := f.Truncate(end); err != nil {
+				f.Close()
+				return fmt.Errorf("repair state segment: %w", err)
+			}
+			if err := f.Sync(); err != nil {
+				f.Close()
+				return err
+			}
+			size = end
+		}
+	}
+	if _, err := f.Seek(size, io.SeekStart); err != nil {
+		f.Close()
+		return err
+	}
+	if err := syncDir(l.dir); err != nil {
+		f.Close()
+		return err
+	}
+	l.f, l.size = f, size
+	return nil
+}
+
+// Append writes one record and fsyncs it before returning. Only then may the
+// caller answer the request that produced it.
+func (l *Log) Append(typ string, t time.Time, data any) error {
+	raw, err := json.Marshal(data)
+	if err != nil {
+		return fmt.Errorf("append %s: %w", typ, err)
+	}
+	line, err := json.Marshal(Record{Type: typ, Time: t.UTC(), Data: raw})
+	if err != nil {
+		return fmt.Errorf("append %s: %w", typ, err)
+	}
+	line = append(line, '\n')
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return errors.New("append: state log closed")
+	}
+	if l.size+int64(len(line)) > l.maxSize && l.size > 0 {
+		if err := l.f.Close(); err != nil {
+			return err
+		}
+		l.segment++
+		if err := l.openSegment(); err != nil {
+			return err
+		}
+	}
+	if _, err := l.f.Write(line); err != nil {
+		return fmt.Errorf("append %s: %w", typ, err)
+	}
+	if err := l.f.Sync(); err != nil {
+		return fmt.Errorf("append %s: fsync: %w", typ, err)
+	}
+	l.size += int64(len(line))
+	return nil
+}
+
+// Replay calls fn for every complete record of the log under dir, oldest
+// first. It does not need the log to be open and never writes, so the
+// pipeline can read a live server's log.
+func Replay(dir string, fn func(Record) error) error {
+	l := &Log{dir: filepath.Join(dir, "log")}
+	segs, err := l.segments()
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	for _, n := range segs {
+		if err := replaySegment(l.segName(n), fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func replaySegment(name string, fn func(Record) error) error {
+	f, err := os.Open(name)
+	if err != nil {
+		return fmt.Errorf("replay %s: %w", name, err)
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 256<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if len(line) > 0 && line[len(line)-1] == '\n' {
+			var rec Record
+			if jerr := json.Unmarshal(line, &rec); jerr == nil && rec.Type != "" {
+				if ferr := fn(rec); ferr != nil {
+					return ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			return nil // a line without '\n' is a torn tail: dropped
+		}
+		if err != nil {
+			return fmt.Errorf("replay %s: %w", name, err)
+		}
+	}
+}
+
+// Close closes the log.
+func (l *Log) Close() error {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.f == nil {
+		return nil
+	}
+	err := l.f.Close()
+	l.f = nil
+	return err
+}
+
+// Key returns the keyed hash that stands for a client address in limits:
+// the raw address is never stored or logged.
+func (l *Log) Key(addr string) string {
+	m := hmac.New(sha256.New, l.secret)
+	m.Write([]byte(addr))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// loadSecret reads the HMAC secret, creating it (atomically) on first use.
+func loadSecret(path string) ([]byte, error) {
+	b, err := os.ReadFile(path)
+	if err == nil && len(b) >= 32 {
+		return b, nil
+	}
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("read state secret: %w", err)
+	}
+	secret := make([]byte, 32)
+	if _, err := rand.Read(secret); err != nil {
+		return nil, err
+	}
+	if err := WriteFileAtomic(path, secret, 0o600); err != nil {
+		return nil, fmt.Errorf("write state secret: %w", err)
+	}
+	return secret, nil
+}
+
+// WriteFileAtomic writes data to a temporary file beside path, fsyncs it and
+// renames it into place, then fsyncs the folder.
+func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp) // no-op after the rename
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(perm); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return err
+	}
+	return syncDir(dir)
+}
+
+func syncDir(dir string) error {
+	d, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	return d.Sync()
+}
