@@ -151,6 +151,17 @@ func (l *Log) openSegment() error {
 // Append writes one record and fsyncs it before returning. Only then may the
 // caller answer the request that produced it.
 func (l *Log) Append(typ string, t time.Time, data any) error {
+	return l.append(typ, t, data, true)
+}
+
+// Note writes one record without waiting for the disk: it survives the
+// process being killed (the kernel holds it), not a power cut. For counters,
+// where an fsync per read request would cost more than the record is worth.
+func (l *Log) Note(typ string, t time.Time, data any) error {
+	return l.append(typ, t, data, false)
+}
+
+func (l *Log) append(typ string, t time.Time, data any, sync bool) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", typ, err)
@@ -177,8 +188,10 @@ func (l *Log) Append(typ string, t time.Time, data any) error {
 	if _, err := l.f.Write(line); err != nil {
 		return fmt.Errorf("append %s: %w", typ, err)
 	}
-	if err := l.f.Sync(); err != nil {
-		return fmt.Errorf("append %s: fsync: %w", typ, err)
+	if sync {
+		if err := l.f.Sync(); err != nil {
+			return fmt.Errorf("append %s: fsync: %w", typ, err)
+		}
 	}
 	l.size += int64(len(line))
 	return nil
