@@ -1,0 +1,433 @@
+package detect
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+)
+
+func TestRobotsMatch(t *testing.T) {
+	tests := []struct {
+		name  string
+		robot string
+		agent string
+		path  string
+		want  RobotsMatch
+	}{
+		{
+			name:  "no file content",
+			robot: "",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+		{
+			name:  "star group applies",
+			robot: "User-agent: *\nDisallow: /checkout\n",
+			agent: "GPTBot", path: "/checkout/123",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /checkout", Line: 2},
+		},
+		{
+			name:  "star group, no rule matches",
+			robot: "User-agent: *\nDisallow: /checkout\n",
+			agent: "GPTBot", path: "/products/x",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "specific group beats star",
+			robot: "User-agent: *\nDisallow: /\n\nUser-agent: GPTBot\nAllow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Allowed, Group: "GPTBot", Rule: "Allow: /", Line: 5},
+		},
+		{
+			name:  "specific group without matching rule does not fall back to star",
+			robot: "User-agent: *\nDisallow: /\n\nUser-agent: GPTBot\nDisallow: /private\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "GPTBot"},
+		},
+		{
+			name:  "agent token case-insensitive",
+			robot: "user-agent: gptbot\ndisallow: /\n",
+			agent: "GPTBot", path: "/a",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 2},
+		},
+		{
+			name:  "version suffix on user-agent line",
+			robot: "User-agent: GPTBot/1.1\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 2},
+		},
+		{
+			name:  "full user-agent string is cut to its token",
+			robot: "User-agent: ClaudeBot\nDisallow: /\n",
+			agent: "ClaudeBot/1.0; +claudebot@anthropic.com", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "ClaudeBot", Rule: "Disallow: /", Line: 2},
+		},
+		{
+			name:  "prefix of token is a different agent",
+			robot: "User-agent: Claude\nDisallow: /\n",
+			agent: "ClaudeBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+		{
+			name:  "several user-agent lines share a group",
+			robot: "User-agent: GPTBot\nUser-agent: ClaudeBot\nDisallow: /cart\n",
+			agent: "ClaudeBot", path: "/cart",
+			want: RobotsMatch{Verdict: Disallowed, Group: "ClaudeBot", Rule: "Disallow: /cart", Line: 3},
+		},
+		{
+			name:  "blank line between user-agent lines does not split the group",
+			robot: "User-agent: GPTBot\n\nUser-agent: *\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 4},
+		},
+		{
+			name:  "groups for the same agent merge",
+			robot: "User-agent: GPTBot\nDisallow: /a\n\nUser-agent: *\nDisallow: /\n\nUser-agent: gptbot\nAllow: /a/b\n",
+			agent: "GPTBot", path: "/a/b/c",
+			want: RobotsMatch{Verdict: Allowed, Group: "GPTBot", Rule: "Allow: /a/b", Line: 8},
+		},
+		{
+			name:  "star groups merge",
+			robot: "User-agent: *\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n",
+			agent: "CCBot", path: "/b",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /b", Line: 5},
+		},
+		{
+			name:  "longest match wins",
+			robot: "User-agent: *\nAllow: /p\nDisallow: /products/\n",
+			agent: "GPTBot", path: "/products/shoe",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /products/", Line: 3},
+		},
+		{
+			name:  "longer allow beats shorter disallow",
+			robot: "User-agent: *\nDisallow: /\nAllow: /products\n",
+			agent: "GPTBot", path: "/products/shoe",
+			want: RobotsMatch{Verdict: Allowed, Group: "*", Rule: "Allow: /products", Line: 3},
+		},
+		{
+			name:  "allow wins a tie",
+			robot: "User-agent: *\nDisallow: /page\nAllow: /page\n",
+			agent: "GPTBot", path: "/page",
+			want: RobotsMatch{Verdict: Allowed, Group: "*", Rule: "Allow: /page", Line: 3},
+		},
+		{
+			name:  "allow wins a tie whatever the order",
+			robot: "User-agent: *\nAllow: /page\nDisallow: /page\n",
+			agent: "GPTBot", path: "/page",
+			want: RobotsMatch{Verdict: Allowed, Group: "*", Rule: "Allow: /page", Line: 2},
+		},
+		{
+			name:  "empty disallow allows all",
+			robot: "User-agent: GPTBot\nDisallow:\n",
+			agent: "GPTBot", path: "/anything",
+			want: RobotsMatch{Verdict: Allowed, Group: "GPTBot", Rule: "Disallow:", Line: 2},
+		},
+		{
+			name:  "empty disallow loses to any real rule",
+			robot: "User-agent: *\nDisallow:\nDisallow: /cart\n",
+			agent: "GPTBot", path: "/cart",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /cart", Line: 3},
+		},
+		{
+			name:  "empty allow says nothing",
+			robot: "User-agent: *\nAllow:\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "wildcard in the middle",
+			robot: "User-agent: *\nDisallow: /*/checkout\n",
+			agent: "GPTBot", path: "/en/checkout/1",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /*/checkout", Line: 2},
+		},
+		{
+			name:  "end anchor matches",
+			robot: "User-agent: *\nDisallow: /*.json$\n",
+			agent: "GPTBot", path: "/products.json",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /*.json$", Line: 2},
+		},
+		{
+			name:  "end anchor does not match longer path",
+			robot: "User-agent: *\nDisallow: /*.json$\n",
+			agent: "GPTBot", path: "/products.json?page=2",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "exact path anchor",
+			robot: "User-agent: *\nDisallow: /$\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /$", Line: 2},
+		},
+		{
+			name:  "exact path anchor, other path",
+			robot: "User-agent: *\nDisallow: /$\n",
+			agent: "GPTBot", path: "/x",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "query is part of the match",
+			robot: "User-agent: *\nDisallow: /*?q=\n",
+			agent: "GPTBot", path: "/search?q=shoes",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /*?q=", Line: 2},
+		},
+		{
+			name:  "dollar in the middle is literal",
+			robot: "User-agent: *\nDisallow: /a$b\n",
+			agent: "GPTBot", path: "/a$bc",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /a$b", Line: 2},
+		},
+		{
+			name:  "matching is case-sensitive on paths",
+			robot: "User-agent: *\nDisallow: /Cart\n",
+			agent: "GPTBot", path: "/cart",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "percent-encoded unreserved chars decoded in path",
+			robot: "User-agent: *\nDisallow: /foo/bar/baz\n",
+			agent: "GPTBot", path: "/foo/bar/%62%61%7A",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /foo/bar/baz", Line: 2},
+		},
+		{
+			name:  "UTF-8 pattern matches encoded path",
+			robot: "User-agent: *\nDisallow: /foo/bar/ツ\n",
+			agent: "GPTBot", path: "/foo/bar/%E3%83%84",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /foo/bar/ツ", Line: 2},
+		},
+		{
+			name:  "lower-case hex in pattern",
+			robot: "User-agent: *\nDisallow: /foo/bar/%e3%83%84\n",
+			agent: "GPTBot", path: "/foo/bar/ツ",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /foo/bar/%e3%83%84", Line: 2},
+		},
+		{
+			name:  "encoded slash stays distinct",
+			robot: "User-agent: *\nDisallow: /a/b\n",
+			agent: "GPTBot", path: "/a%2Fb",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "full URL as path",
+			robot: "User-agent: *\nDisallow: /products/\n",
+			agent: "GPTBot", path: "https://shop.example/products/a?x=1#top",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /products/", Line: 2},
+		},
+		{
+			name:  "comments, CRLF, BOM and odd spacing",
+			robot: "\ufeff# hello\r\nUSER-AGENT :  GPTBot  # the bot\r\nDISALLOW:/private # no\r\n",
+			agent: "GPTBot", path: "/private/x",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /private", Line: 3},
+		},
+		{
+			name:  "rules before any user-agent are ignored",
+			robot: "Disallow: /\nUser-agent: *\nAllow: /x\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "sitemap and crawl-delay do not end a group",
+			robot: "User-agent: GPTBot\nCrawl-delay: 5\nSitemap: https://s.example/sitemap.xml\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 4},
+		},
+		{
+			name:  "user-agent after rules starts a new group",
+			robot: "User-agent: GPTBot\nDisallow: /\nUser-agent: CCBot\nAllow: /\n",
+			agent: "CCBot", path: "/",
+			want: RobotsMatch{Verdict: Allowed, Group: "CCBot", Rule: "Allow: /", Line: 4},
+		},
+		{
+			name:  "common typo of disallow",
+			robot: "User-agent: *\nDissallow: /x\n",
+			agent: "GPTBot", path: "/x",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /x", Line: 2},
+		},
+		{
+			name:  "pattern without leading slash never matches",
+			robot: "User-agent: *\nDisallow: private\n",
+			agent: "GPTBot", path: "/private",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "leading star pattern",
+			robot: "User-agent: *\nDisallow: *checkout\n",
+			agent: "GPTBot", path: "/a/checkout",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: *checkout", Line: 2},
+		},
+		{
+			name:  "html soft 404 as robots.txt",
+			robot: "<!doctype html><html><head><title>Shop</title></head><body>Disallow: /</body></html>",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := ParseRobots([]byte(tt.robot)).Match(tt.agent, tt.path)
+			if diff := cmp.Diff(tt.want, got); diff != "" {
+				t.Errorf("Match(%q, %q) mismatch (-want +got):\n%s", tt.agent, tt.path, diff)
+			}
+		})
+	}
+}
+
+func TestRobotsFromResponse(t *testing.T) {
+	tests := []struct {
+		status int
+		body   string
+		state  RobotsState
+		want   RobotsMatch
+	}{
+		{200, "User-agent: *\nDisallow: /\n", RobotsParsed, RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /", Line: 2}},
+		{404, "User-agent: *\nDisallow: /\n", RobotsUnavailable, RobotsMatch{Verdict: NoRule, Reason: "robots.txt answered 404: no restrictions (RFC 9309 2.3.1.3)"}},
+		{403, "", RobotsUnavailable, RobotsMatch{Verdict: NoRule, Reason: "robots.txt answered 403: no restrictions (RFC 9309 2.3.1.3)"}},
+		{429, "", RobotsUnavailable, RobotsMatch{Verdict: NoRule, Reason: "robots.txt answered 429: no restrictions (RFC 9309 2.3.1.3)"}},
+		{310, "", RobotsUnavailable, RobotsMatch{Verdict: NoRule, Reason: "robots.txt answered 310: no restrictions (RFC 9309 2.3.1.3)"}},
+		{500, "", RobotsUnreachable, RobotsMatch{Verdict: Disallowed, Reason: "robots.txt answered 500: complete disallow assumed (RFC 9309 2.3.1.4)"}},
+		{503, "User-agent: *\nAllow: /\n", RobotsUnreachable, RobotsMatch{Verdict: Disallowed, Reason: "robots.txt answered 503: complete disallow assumed (RFC 9309 2.3.1.4)"}},
+		{0, "", RobotsUnreachable, RobotsMatch{Verdict: Disallowed, Reason: "robots.txt unreachable: complete disallow assumed (RFC 9309 2.3.1.4)"}},
+	}
+	for _, tt := range tests {
+		r := RobotsFromResponse(tt.status, []byte(tt.body))
+		if r.State != tt.state {
+			t.Errorf("status %d: state %q, want %q", tt.status, r.State, tt.state)
+		}
+		if diff := cmp.Diff(tt.want, r.Match("GPTBot", "/")); diff != "" {
+			t.Errorf("status %d: mismatch (-want +got):\n%s", tt.status, diff)
+		}
+	}
+}
+
+func TestParseRobotsSitemapsAndGroups(t *testing.T) {
+	body := `User-agent: GPTBot
+User-agent: ClaudeBot
+Disallow: /
+Sitemap: https://shop.example/sitemap.xml
+
+User-agent: *
+Allow: /
+Sitemap: https://shop.example/sitemap.xml
+sitemap: https://shop.example/sitemap_products.xml
+`
+	r := ParseRobots([]byte(body))
+	want := &Robots{
+		State: RobotsParsed,
+		Groups: []RobotsGroup{
+			{Agents: []string{"GPTBot", "ClaudeBot"}, Rules: []RobotsRule{{Pattern: "/", Line: 3}}},
+			{Agents: []string{"*"}, Rules: []RobotsRule{{Allow: true, Pattern: "/", Line: 7}}},
+		},
+		Sitemaps: []string{"https://shop.example/sitemap.xml", "https://shop.example/sitemap_products.xml"},
+	}
+	if diff := cmp.Diff(want, r, cmpopts.IgnoreUnexported(Robots{}, RobotsRule{})); diff != "" {
+		t.Errorf("ParseRobots mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestParseRobotsTruncates(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("User-agent: *\n")
+	for b.Len() < MaxRobotsBytes-20 {
+		b.WriteString("Disallow: /x\n")
+	}
+	// The line that crosses the limit must be dropped, not cut.
+	b.WriteString("Disallow: /private-area-that-is-long\n")
+	b.WriteString("Disallow: /after\n")
+	r := ParseRobots([]byte(b.String()))
+	if !r.Truncated {
+		t.Fatal("Truncated = false, want true")
+	}
+	if got := r.Match("GPTBot", "/p"); got.Verdict != NoRule {
+		t.Errorf("cut line became a rule: %+v", got)
+	}
+	if got := r.Match("GPTBot", "/after"); got.Verdict != NoRule {
+		t.Errorf("rule after the limit was read: %+v", got)
+	}
+}
+
+func TestRobotsReport(t *testing.T) {
+	body := `User-agent: GPTBot
+Disallow: /
+
+User-agent: ClaudeBot
+User-agent: CCBot
+Disallow: /products/
+Allow: /
+
+User-agent: *
+Disallow: /checkout
+`
+	rep := RobotsReport(ParseRobots([]byte(body)), "/products/shoe")
+	if len(rep) != len(AIAgents()) {
+		t.Fatalf("report has %d agents, want %d", len(rep), len(AIAgents()))
+	}
+	got := map[string][2]Verdict{}
+	for _, v := range rep {
+		got[v.Agent.Token] = [2]Verdict{v.Home.Verdict, v.Product.Verdict}
+	}
+	want := map[string][2]Verdict{
+		"GPTBot":            {Disallowed, Disallowed},
+		"OAI-SearchBot":     {NoRule, NoRule},
+		"ChatGPT-User":      {NoRule, NoRule},
+		"ClaudeBot":         {Allowed, Disallowed},
+		"Claude-SearchBot":  {NoRule, NoRule},
+		"Claude-User":       {NoRule, NoRule},
+		"PerplexityBot":     {NoRule, NoRule},
+		"Perplexity-User":   {NoRule, NoRule},
+		"Google-Extended":   {NoRule, NoRule},
+		"Applebot-Extended": {NoRule, NoRule},
+		"CCBot":             {Allowed, Disallowed},
+		"Bytespider":        {NoRule, NoRule},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("report mismatch (-want +got):\n%s", diff)
+	}
+
+	if rep := RobotsReport(ParseRobots([]byte(body)), ""); rep[0].Product != nil {
+		t.Errorf("Product verdict without a product path: %+v", rep[0].Product)
+	}
+
+	purposes := map[Purpose]int{}
+	for _, a := range AIAgents() {
+		purposes[a.Purpose]++
+		if a.Operator == "" {
+			t.Errorf("%s has no operator", a.Token)
+		}
+	}
+	if diff := cmp.Diff(map[Purpose]int{PurposeTraining: 6, PurposeSearch: 3, PurposeUser: 3}, purposes); diff != "" {
+		t.Errorf("purposes mismatch (-want +got):\n%s", diff)
+	}
+}
+
+func TestRobotsRuleMatchesHostilePatterns(t *testing.T) {
+	// Many wildcards must not make matching slow: the segment matcher is
+	// linear, so this finishes at once.
+	pat := "/" + strings.Repeat("a*", 5000) + "b$"
+	r := ParseRobots([]byte("User-agent: *\nDisallow: " + pat + "\n"))
+	path := "/" + strings.Repeat("a", 100000)
+	if got := r.Match("x", path); got.Verdict != NoRule {
+		t.Errorf("hostile pattern matched: %+v", got)
+	}
+	if got := r.Match("x", path+"b"); got.Verdict != Disallowed {
+		t.Errorf("hostile pattern did not match: %+v", got)
+	}
+}
+
+func TestNormalizeRobotsPath(t *testing.T) {
+	tests := map[string]string{
+		"/a b":            "/a%20b",
+		"/%7euser":        "/~user",
+		"/%2fx":           "/%2Fx",
+		"/100%":           "/100%25",
+		"/%zz":            "/%25zz",
+		"/ä":              "/%C3%A4",
+		"/plain/path?q=1": "/plain/path?q=1",
+		"/*.json$":        "/*.json$",
+	}
+	for in, want := range tests {
+		if got := normalizeRobotsPath(in); got != want {
+			t.Errorf("normalizeRobotsPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
