@@ -11,7 +11,6 @@ package state
 
 import (
 	"bufio"
-	"bytes"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -26,6 +25,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"svc/pipeline/durable"
 )
 
 // Record is one log entry.
@@ -94,55 +95,11 @@ func (l *Log) segments() ([]int, error) {
 }
 
 // openSegment opens the current segment for appending, cutting a torn last
-// line (no trailing newline) left by a crash.
+// line left by a crash.
 func (l *Log) openSegment() error {
-	name := l.segName(l.segment)
-	f, err := os.OpenFile(name, os.O_CREATE|os.O_RDWR, 0o600)
+	f, size, err := durable.OpenAppend(l.segName(l.segment), 0o600)
 	if err != nil {
 		return fmt.Errorf("open state segment: %w", err)
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return err
-	}
-	size := fi.Size()
-	if size > 0 {
-		// Find the last newline; everything after it is a torn record.
-		const chunk = 64 << 10
-		end := size
-		for end > 0 {
-			start := max(end-chunk, 0)
-			buf := make([]byte, end-start)
-			if _, err := f.ReadAt(buf, start); err != nil && err != io.EOF {
-				f.Close()
-				return err
-			}
-			if i := bytes.LastIndexByte(buf, '\n'); i >= 0 {
-				end = start + int64(i) + 1
-				break
-			}
-			end = start
-		}
-		if end != size {
-			if err := f.Truncate(end); err != nil {
-				f.Close()
-				return fmt.Errorf("repair state segment: %w", err)
-			}
-			if err := f.Sync(); err != nil {
-				f.Close()
-				return err
-			}
-			size = end
-		}
-	}
-	if _, err := f.Seek(size, io.SeekStart); err != nil {
-		f.Close()
-		return err
-	}
-	if err := syncDir(l.dir); err != nil {
-		f.Close()
-		return err
 	}
 	l.f, l.size = f, size
 	return nil
@@ -276,48 +233,8 @@ func loadSecret(path string) ([]byte, error) {
 	if _, err := rand.Read(secret); err != nil {
 		return nil, err
 	}
-	if err := WriteFileAtomic(path, secret, 0o600); err != nil {
+	if err := durable.WriteFileAtomic(path, secret, 0o600); err != nil {
 		return nil, fmt.Errorf("write state secret: %w", err)
 	}
 	return secret, nil
-}
-
-// WriteFileAtomic writes data to a temporary file beside path, fsyncs it and
-// renames it into place, then fsyncs the folder.
-func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(perm); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return err
-	}
-	return syncDir(dir)
-}
-
-func syncDir(dir string) error {
-	d, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer d.Close()
-	return d.Sync()
 }

@@ -1,0 +1,316 @@
+// Package pipeline holds the batch stages (crawl, validate, aggregate) that
+// turn the store directory into published datasets. The check engine they
+// share lives in pipeline/check, the safe client in pipeline/fetch.
+package pipeline
+
+import (
+	"bufio"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"svc/pipeline/check"
+	"svc/pipeline/durable"
+	"svc/pipeline/fetch"
+)
+
+// Store is one row of the directory: the crawl's input.
+type Store struct {
+	Host     string `json:"host"`
+	Name     string `json:"name"`
+	Category string `json:"category"`
+	Source   string `json:"source"`
+}
+
+// Sources a directory row may come from (spec 2.2, 3).
+var Sources = []string{"seed", "submitted", "third-party-list", "map-derived", "campaign", "opted-out"}
+
+// ReadStores parses the crawl input CSV: a header naming at least host, and
+// optionally name, category and source (default "seed"). Hosts are
+// normalised to lower case without scheme, path or trailing dot; duplicates
+// keep their first row. A malformed row is an error that names its line.
+func ReadStores(r io.Reader) ([]Store, error) {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	cr.ReuseRecord = false
+	header, err := cr.Read()
+	if err != nil {
+		return nil, fmt.Errorf("read stores header: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		col[strings.ToLower(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff")))] = i
+	}
+	if _, ok := col["host"]; !ok {
+		return nil, fmt.Errorf("read stores: the header %q has no host column", strings.Join(header, ","))
+	}
+	get := func(rec []string, name string) string {
+		if i, ok := col[name]; ok && i < len(rec) {
+			return strings.TrimSpace(rec[i])
+		}
+		return ""
+	}
+	seen := map[string]bool{}
+	var out []Store
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, fmt.Errorf("read stores: %w", err)
+		}
+		host, err := NormalizeHost(get(rec, "host"))
+		if err != nil {
+			return nil, fmt.Errorf("read stores line %d: %w", line, err)
+		}
+		if seen[host] {
+			continue
+		}
+		seen[host] = true
+		src := get(rec, "source")
+		if src == "" {
+			src = "seed"
+		}
+		if !validSource(src) {
+			return nil, fmt.Errorf("read stores line %d: source %q is not one of %s", line, src, strings.Join(Sources, ", "))
+		}
+		out = append(out, Store{Host: host, Name: get(rec, "name"), Category: get(rec, "category"), Source: src})
+	}
+	return out, nil
+}
+
+func validSource(s string) bool {
+	for _, v := range Sources {
+		if s == v {
+			return true
+		}
+	}
+	return false
+}
+
+// NormalizeHost turns "https://Shop.Example/x" or "shop.example." into
+// "shop.example", checking it with the safe client's URL rules.
+func NormalizeHost(s string) (string, error) {
+	if s == "" {
+		return "", errors.New("empty host")
+	}
+	u, err := fetch.ParseURL(s)
+	if err != nil {
+		return "", err
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), nil
+}
+
+// Checker runs one store check; *check.Engine satisfies it.
+type Checker interface {
+	Check(ctx context.Context, rawURL string) (*check.Result, error)
+}
+
+// CrawlOptions configure a crawl.
+type CrawlOptions struct {
+	Stores      []Store
+	Dir         string // DIR/work/<run-id>: the journal and outputs go here
+	Concurrency int    // stores checked at once; each store's requests are sequential
+	Checker     Checker
+	Progress    Progress // nil for none
+	Log         *slog.Logger
+}
+
+// CrawlRecord is one journal line: a store and its check, or why it failed.
+type CrawlRecord struct {
+	Store  Store         `json:"store"`
+	Result *check.Result `json:"result,omitempty"`
+	Error  string        `json:"error,omitempty"` // a class, e.g. "check failed: timeout"
+}
+
+// CrawlStats counts the outcome of a crawl.
+type CrawlStats struct {
+	Total, Done, Resumed, Failed int
+	Elapsed                      time.Duration
+}
+
+// JournalName is the crawl's append-only journal inside the run folder.
+const JournalName = "checks.jsonl"
+
+// Crawl checks every store not yet in the run's journal and appends each
+// result as it completes, so a crawl killed half-way resumes where it
+// stopped. One store's failure is recorded and counted, never fatal.
+func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
+	start := time.Now()
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 16
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
+	}
+	path := filepath.Join(opts.Dir, JournalName)
+	done, err := readJournalHosts(path)
+	if err != nil {
+		return CrawlStats{}, err
+	}
+	f, _, err := durable.OpenAppend(path, 0o644)
+	if err != nil {
+		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
+	}
+	defer f.Close()
+	j := &journal{w: bufio.NewWriter(f), f: f}
+
+	stats := CrawlStats{Total: len(opts.Stores)}
+	var todo []Store
+	for _, s := range opts.Stores {
+		if done[s.Host] {
+			stats.Resumed++
+			continue
+		}
+		todo = append(todo, s)
+	}
+	if stats.Resumed > 0 {
+		opts.Log.Info("crawl resumed", "already_done", stats.Resumed, "remaining", len(todo))
+	}
+	if opts.Progress != nil {
+		opts.Progress.Start(stats.Total, stats.Resumed)
+	}
+
+	jobs := make(chan Store)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var writeErr error
+	for range min(opts.Concurrency, max(len(todo), 1)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for s := range jobs {
+				rec := CrawlRecord{Store: s}
+				res, err := opts.Checker.Check(ctx, "https://"+s.Host+"/")
+				if err != nil {
+					rec.Error = check.ErrorClass(err)
+				} else {
+					rec.Result = res
+				}
+				if ctx.Err() != nil {
+					return // an interrupted check is not recorded: it runs again on resume
+				}
+				mu.Lock()
+				if err := j.append(rec); err != nil && writeErr == nil {
+					writeErr = err
+				}
+				stats.Done++
+				if rec.Error != "" {
+					stats.Failed++
+					opts.Log.Warn("store check failed", "host", s.Host, "error", rec.Error)
+				}
+				if opts.Progress != nil {
+					opts.Progress.Add(s.Host, rec.Error != "")
+				}
+				mu.Unlock()
+			}
+		}()
+	}
+feed:
+	for _, s := range todo {
+		select {
+		case jobs <- s:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := j.flush(); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	if opts.Progress != nil {
+		opts.Progress.Finish()
+	}
+	stats.Elapsed = time.Since(start)
+	return stats, errors.Join(writeErr, ctx.Err())
+}
+
+// journal appends JSON lines and syncs in batches: a crash loses at most the
+// unsynced tail, which the resumed crawl simply checks again.
+type journal struct {
+	w       *bufio.Writer
+	f       *os.File
+	pending int
+}
+
+func (j *journal) append(rec CrawlRecord) error {
+	b, err := json.Marshal(rec)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if _, err := j.w.Write(b); err != nil {
+		return err
+	}
+	j.pending++
+	if j.pending >= 64 {
+		return j.flush()
+	}
+	return nil
+}
+
+func (j *journal) flush() error {
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	j.pending = 0
+	return j.f.Sync()
+}
+
+// readJournalHosts returns the hosts a journal already holds. A torn last
+// line (the crawl died mid-write) is ignored.
+func readJournalHosts(path string) (map[string]bool, error) {
+	done := map[string]bool{}
+	err := ReadJournal(path, func(r CrawlRecord) { done[r.Store.Host] = true })
+	if errors.Is(err, os.ErrNotExist) {
+		return done, nil
+	}
+	return done, err
+}
+
+// ReadJournal calls fn for every complete record of a crawl journal, in file
+// order, keeping only the last record of a host. Torn lines are skipped.
+func ReadJournal(path string, fn func(CrawlRecord)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	last := map[string]CrawlRecord{}
+	var order []string
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var r CrawlRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Store.Host == "" {
+			continue
+		}
+		if _, ok := last[r.Store.Host]; !ok {
+			order = append(order, r.Store.Host)
+		}
+		last[r.Store.Host] = r
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read journal %s: %w", path, err)
+	}
+	sort.Strings(order)
+	for _, h := range order {
+		fn(last[h])
+	}
+	return nil
+}
