@@ -15,8 +15,11 @@ const maxProductLinks = 20
 // ProductLinks returns the same-site links of a page that look like product
 // pages, absolute, without fragment, in document order and without
 // duplicates: a path with a product marker segment followed by a slug
-// (/products/linen-shirt, /product/linen-shirt/). The catalog listing itself
-// (/products, /products.json) is not a product page.
+// (/products/linen-shirt, /product/linen-shirt/), or any page link the
+// markup marks as a product (a product card, data-product-id), which is how
+// Magento (/linen-shirt.html) and BigCommerce (/linen-shirt/) themes link
+// products. The catalog listing itself (/products, /products.json) and the
+// homepage are not product pages.
 func ProductLinks(p *Page) []string {
 	if p == nil || p.URL == nil {
 		return nil
@@ -36,7 +39,7 @@ func ProductLinks(p *Page) []string {
 		if h := strings.ToLower(u.Hostname()); h != pageHost && (site == "" || RegistrableDomain(h) != site) {
 			continue
 		}
-		if !isProductPath(u.Path) {
+		if !isProductPath(u.Path) && !(a.product && u.Path != "" && u.Path != "/" && !strings.HasSuffix(u.Path, ".json")) {
 			continue
 		}
 		u.Fragment = ""

@@ -20,12 +20,20 @@ func TestProductLinks(t *testing.T) {
 <a href="https://cdn.shop.example/p/cap">Cap on a subdomain</a>
 <a href="javascript:void(0)">js</a>
 <a href="mailto:hi@shop.example">mail</a>
+<li class="product-card"><a href="/linen-shirt.html">Magento style</a></li>
+<li class="menu-item"><a href="/about/">About</a></li>
+<article class="card" data-product-id="12"><a href="/wool-cap/">BigCommerce style</a></article>
+<a class="product-item-link" href="/scarf.html">Scarf</a>
+<div class="product-card"><a href="/">Home is not a product</a></div>
 </body></html>`
 	p := NewPage(u, 200, nil, []byte(html))
 	want := []string{
 		"https://shop.example/products/linen-shirt",
 		"https://shop.example/product/wool-socks/",
 		"https://cdn.shop.example/p/cap",
+		"https://shop.example/linen-shirt.html",
+		"https://shop.example/wool-cap/",
+		"https://shop.example/scarf.html",
 	}
 	if diff := cmp.Diff(want, ProductLinks(p)); diff != "" {
 		t.Errorf("ProductLinks (-want +got):\n%s", diff)

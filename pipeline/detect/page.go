@@ -74,6 +74,10 @@ type script struct {
 type anchor struct {
 	href string
 	text string
+	// product is true when the link's markup marks it as a product: a class
+	// naming "product" on the link or on the element that holds it (product
+	// cards and tiles on every major theme), or a data-product-id attribute.
+	product bool
 }
 
 type form struct {
@@ -133,6 +137,9 @@ func (p *Page) scan() {
 		anchorTxt strings.Builder
 		nScripts  int
 		nForms    int
+		// productCtx is set by the latest block start tag whose class or
+		// data attributes mark a product card; the next anchor inherits it.
+		productCtx bool
 	)
 	closeAnchor := func() {
 		if inAnchor >= 0 {
@@ -211,11 +218,16 @@ func (p *Page) scan() {
 				if d.bodyClass == nil {
 					d.bodyClass = strings.Fields(strings.ToLower(cls))
 				}
+			case "li", "div", "article", "figure", "section":
+				a := readAttrsPresent(z, hasAttr, "class", "data-product-id")
+				productCtx = a[1].present || classNamesProduct(a[0].val)
 			case "a":
 				closeAnchor()
-				a := readAttrs(z, hasAttr, "href", "aria-label", "title")
+				a := readAttrs(z, hasAttr, "href", "aria-label", "title", "class", "data-product-id")
 				if len(d.anchors) < maxAnchors && a[0] != "" {
-					d.anchors = append(d.anchors, anchor{href: strings.TrimSpace(a[0])})
+					product := productCtx || a[4] != "" || classNamesProduct(a[3])
+					productCtx = false
+					d.anchors = append(d.anchors, anchor{href: strings.TrimSpace(a[0]), product: product})
 					inAnchor = len(d.anchors) - 1
 					if a[1] != "" || a[2] != "" {
 						appendShort(&anchorTxt, []byte(a[1]+" "+a[2]+" "))
@@ -446,4 +458,16 @@ func snippet(s []byte, i, j, n int) string {
 		b = a + n
 	}
 	return collapseSpace(strings.ToValidUTF8(string(s[a:b]), ""))
+}
+
+// classNamesProduct reports whether a class attribute names a product card
+// or link ("product-card", "product-item-link", "card--product"), but not
+// a listing ("products", "product-grid" still counts: it holds cards).
+func classNamesProduct(class string) bool {
+	for _, c := range strings.Fields(strings.ToLower(class)) {
+		if strings.Contains(c, "product") && c != "products" {
+			return true
+		}
+	}
+	return false
 }

@@ -77,7 +77,6 @@ type RobotsRule struct {
 	norm     string   // percent-normalised pattern; its length is the priority
 	segs     []string // norm split at '*', without a trailing '$'
 	anchored bool     // norm ends in '$'
-	allowAll bool     // an empty Disallow
 }
 
 // String gives the rule as a robots.txt line, for evidence.
@@ -190,19 +189,19 @@ func ParseRobots(body []byte) *Robots {
 			}
 			rule := RobotsRule{Allow: k == "allow", Pattern: v, Line: lineNo}
 			if v == "" {
-				if rule.Allow {
-					continue // an empty Allow says nothing
-				}
-				rule.allowAll = true
-			} else {
-				rule.norm = normalizeRobotsPath(v)
-				p := rule.norm
-				if strings.HasSuffix(p, "$") {
-					rule.anchored = true
-					p = p[:len(p)-1]
-				}
-				rule.segs = strings.Split(p, "*")
+				// An empty Allow or Disallow matches no path: it says
+				// nothing, as in Google's reference parser. The group still
+				// exists, so "User-agent: X / Disallow:" shields X from the
+				// "*" group, and X gets NoRule, which permits everything.
+				continue
 			}
+			rule.norm = normalizeRobotsPath(v)
+			p := rule.norm
+			if strings.HasSuffix(p, "$") {
+				rule.anchored = true
+				p = p[:len(p)-1]
+			}
+			rule.segs = strings.Split(p, "*")
 			r.Groups[cur].Rules = append(r.Groups[cur].Rules, rule)
 		case "sitemap", "site-map":
 			if v != "" && !seenSitemap[v] && len(r.Sitemaps) < 1000 {
@@ -243,9 +242,8 @@ func productToken(v string) string {
 // Group selection (RFC 9309 section 2.2.1): the groups whose user-agent
 // equals the token case-insensitively, all merged; else the groups for "*",
 // merged; else none (NoRule). Among the matching rules the longest pattern
-// wins and Allow wins a tie. An empty Disallow is kept as an allow-all of
-// length zero, so a group that says "Disallow:" yields Allowed with that
-// line as evidence, and any other matching rule beats it.
+// wins and Allow wins a tie. An empty Disallow matches nothing, so a group
+// that only says "Disallow:" yields NoRule (everything permitted).
 func (r *Robots) Match(agent, path string) RobotsMatch {
 	switch r.State {
 	case RobotsUnavailable:
@@ -291,16 +289,13 @@ func (r *Robots) Match(agent, path string) RobotsMatch {
 	return RobotsMatch{Verdict: v, Group: group, Rule: best.String(), Line: best.Line}
 }
 
-func (r *RobotsRule) allowed() bool { return r.Allow || r.allowAll }
+func (r *RobotsRule) allowed() bool { return r.Allow }
 
 // matches reports whether the normalised path p matches the rule. Patterns
 // hold only '*' (any run of characters) and a final '$' (end of path), so
 // matching each literal segment at its leftmost place is exact and runs in
 // linear time: hostile patterns with many '*' cannot make it backtrack.
 func (r *RobotsRule) matches(p string) bool {
-	if r.allowAll {
-		return true
-	}
 	segs := r.segs
 	if !strings.HasPrefix(p, segs[0]) {
 		return false

@@ -119,10 +119,10 @@ func TestRobotsMatch(t *testing.T) {
 			want: RobotsMatch{Verdict: Allowed, Group: "*", Rule: "Allow: /page", Line: 2},
 		},
 		{
-			name:  "empty disallow allows all",
+			name:  "empty disallow says nothing (no rule: all permitted)",
 			robot: "User-agent: GPTBot\nDisallow:\n",
 			agent: "GPTBot", path: "/anything",
-			want: RobotsMatch{Verdict: Allowed, Group: "GPTBot", Rule: "Disallow:", Line: 2},
+			want: RobotsMatch{Verdict: NoRule, Group: "GPTBot"},
 		},
 		{
 			name:  "empty disallow loses to any real rule",
