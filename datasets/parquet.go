@@ -1,0 +1,406 @@
+package datasets
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"reflect"
+	"runtime"
+	"strings"
+	"sync"
+	"unsafe"
+
+	"github.com/parquet-go/parquet-go"
+	"github.com/parquet-go/parquet-go/compress"
+	"github.com/parquet-go/parquet-go/compress/zstd"
+	"github.com/parquet-go/parquet-go/encoding"
+	"github.com/parquet-go/parquet-go/format"
+)
+
+// Parquet layout constants. They are part of what makes the bytes of a file
+// a function of its rows only; changing one changes every published file,
+// so change them together with the method version.
+const (
+	// RowGroupRows is the number of rows per row group (the last one may be
+	// shorter). It matches DuckDB's default row group size.
+	RowGroupRows = 122_880
+	// rowsPerWrite bounds the rows handed to a column writer at once, which
+	// bounds page size (a page is cut only between writes).
+	rowsPerWrite = 512
+)
+
+var zstdCodec = &zstd.Codec{Level: zstd.SpeedDefault}
+
+// ParquetSchema returns the Parquet schema of t: one top-level column per
+// definition column, in definition order, OPTIONAL where nullable.
+func (t *Table) ParquetSchema() *parquet.Schema {
+	fields := make([]parquet.Field, len(t.Columns))
+	for i, c := range t.Columns {
+		n := leafNode(c.Type)
+		// Integers (counts, scores, times, days) are small or ordered, so
+		// delta encoding shrinks them before zstd sees them; booleans are
+		// run-length encoded. Strings stay plain: parquet-go's dictionary
+		// encoding measured bigger and slower here.
+		switch c.Type {
+		case Int64, Timestamp, Date:
+			n = parquet.Encoded(n, &parquet.DeltaBinaryPacked)
+		case Bool:
+			n = parquet.Encoded(n, &parquet.RLE)
+		}
+		if c.Nullable {
+			n = parquet.Optional(n)
+		}
+		fields[i] = &orderedField{Node: n, name: c.Name, index: i}
+	}
+	return parquet.NewSchema(t.Name, &orderedGroup{fields: fields})
+}
+
+func leafNode(typ Type) parquet.Node {
+	switch typ {
+	case String, JSON:
+		return parquet.String()
+	case Bool:
+		return parquet.Leaf(parquet.BooleanType)
+	case Int64:
+		return parquet.Int(64)
+	case Float64:
+		return parquet.Leaf(parquet.DoubleType)
+	case Timestamp:
+		return parquet.Timestamp(parquet.Microsecond) // adjusted to UTC
+	case Date:
+		return parquet.Date()
+	}
+	panic(fmt.Sprintf("datasets: no parquet type for %v", typ))
+}
+
+// WriteParquet writes the rows of c as one Parquet file to w: zstd pages,
+// row groups of RowGroupRows, rows in key order (Sort runs first), no
+// wall-clock metadata. Row groups are encoded on all CPUs and written in
+// order, so the bytes depend only on the rows.
+func WriteParquet(w io.Writer, c *Columns) error {
+	if err := c.Sort(); err != nil {
+		return fmt.Errorf("write parquet %s: %w", c.table.Name, err)
+	}
+	if err := writeParquet(w, c); err != nil {
+		return fmt.Errorf("write parquet %s: %w", c.table.Name, err)
+	}
+	return nil
+}
+
+func writeParquet(w io.Writer, c *Columns) error {
+	t := c.table
+	pw := parquet.NewGenericWriter[any](w, t.ParquetSchema(),
+		parquet.Compression(zstdCodec),
+		parquet.MaxRowsPerRowGroup(RowGroupRows),
+		// Min/max stay in the column chunks and the page index, where
+		// readers prune with them; repeating them in every page header
+		// costs a second scan of each page.
+		parquet.DataPageStatistics(false),
+		parquet.KeyValueMetadata("svc.table", t.Name),
+		parquet.KeyValueMetadata("license", License),
+		parquet.KeyValueMetadata("attribution", Attribution),
+	)
+	groups := (c.n + RowGroupRows - 1) / RowGroupRows
+	workers := min(runtime.GOMAXPROCS(0), groups)
+
+	// Workers encode row groups g ≡ k (mod workers) into their own
+	// ConcurrentRowGroupWriter; commits happen strictly in group order.
+	var (
+		mu     sync.Mutex
+		turn   = sync.NewCond(&mu)
+		next   int // the group whose commit is due
+		failed error
+	)
+	rgs := make([]*parquet.ConcurrentRowGroupWriter, workers)
+	for k := range rgs {
+		rgs[k] = pw.BeginRowGroup()
+	}
+	var wg sync.WaitGroup
+	for k := range workers {
+		wg.Go(func() {
+			enc := newGroupEncoder(c, rgs[k])
+			for g := k; g < groups; g += workers {
+				err := enc.encode(g*RowGroupRows, min((g+1)*RowGroupRows, c.n))
+				mu.Lock()
+				for next != g && failed == nil {
+					turn.Wait()
+				}
+				if failed == nil && err == nil {
+					_, err = rgs[k].Commit()
+				}
+				if err != nil && failed == nil {
+					failed = fmt.Errorf("row group %d: %w", g, err)
+				}
+				next++
+				turn.Broadcast()
+				stop := failed != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if failed != nil {
+		return failed
+	}
+	return pw.Close()
+}
+
+// groupEncoder turns column slices into parquet values and writes them
+// into one row group writer, flushing its pages before the commit so the
+// serial part stays small.
+type groupEncoder struct {
+	c    *Columns
+	rg   *parquet.ConcurrentRowGroupWriter
+	cols []*parquet.ColumnWriter
+	vals []parquet.Value
+}
+
+func newGroupEncoder(c *Columns, rg *parquet.ConcurrentRowGroupWriter) *groupEncoder {
+	return &groupEncoder{c: c, rg: rg, cols: rg.ColumnWriters(), vals: make([]parquet.Value, rowsPerWrite)}
+}
+
+// encode writes rows [lo, hi) column by column.
+func (e *groupEncoder) encode(lo, hi int) error {
+	for j, w := range e.cols {
+		col := &e.c.table.Columns[j]
+		v := &e.c.vecs[j]
+		for start := lo; start < hi; start += rowsPerWrite {
+			end := min(start+rowsPerWrite, hi)
+			vals := e.vals[:end-start]
+			fillValues(vals, col, j, v, start)
+			if _, err := w.WriteRowValues(vals); err != nil {
+				return fmt.Errorf("column %s: %w", col.Name, err)
+			}
+		}
+	}
+	clear(e.vals) // drop references into row strings
+	return e.rg.Flush()
+}
+
+// fillValues converts rows [start, start+len(vals)) of one column. Byte
+// arrays alias the strings' memory; column buffers copy them. One tight
+// loop per type, then one for levels: this is the hot path of a snapshot.
+func fillValues(vals []parquet.Value, col *Column, j int, v *vector, start int) {
+	end := start + len(vals)
+	switch v.store {
+	case inStr:
+		for i, s := range v.str[start:end] {
+			vals[i] = parquet.ByteArrayValue(unsafe.Slice(unsafe.StringData(s), len(s)))
+		}
+	case inBln:
+		for i, b := range v.bln[start:end] {
+			vals[i] = parquet.BooleanValue(b)
+		}
+	case inFlt:
+		for i, f := range v.flt[start:end] {
+			vals[i] = parquet.DoubleValue(f)
+		}
+	case inNum:
+		if col.Type == Date {
+			for i, d := range v.num[start:end] {
+				vals[i] = parquet.Int32Value(int32(d))
+			}
+		} else {
+			for i, n := range v.num[start:end] {
+				vals[i] = parquet.Int64Value(n)
+			}
+		}
+	}
+	if v.valid == nil {
+		for i := range vals {
+			vals[i].SetColumnIndex(j)
+		}
+		return
+	}
+	for i, ok := range v.valid[start:end] {
+		if ok {
+			vals[i].SetDefinitionLevel(1)
+		} else {
+			vals[i] = parquet.Value{} // null, definition level 0
+		}
+		vals[i].SetColumnIndex(j)
+	}
+}
+
+// ReadParquet reads a Parquet file written for t (same column names, order,
+// types and nullability), keeping the file's row order.
+func ReadParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
+	c, err := readParquet(r, size, t)
+	if err != nil {
+		return nil, fmt.Errorf("read parquet %s: %w", t.Name, err)
+	}
+	return c, nil
+}
+
+func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
+	f, err := parquet.OpenFile(r, size)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkParquetSchema(t, f.Schema()); err != nil {
+		return nil, err
+	}
+	c, err := NewColumns(t, int(f.NumRows()))
+	if err != nil {
+		return nil, err
+	}
+	buf := make([]parquet.Row, 256)
+	for _, rg := range f.RowGroups() {
+		rr := rg.Rows()
+		for {
+			n, err := rr.ReadRows(buf)
+			base := c.n
+			c.grow(n)
+			for k, pr := range buf[:n] {
+				if len(pr) != len(t.Columns) {
+					rr.Close()
+					return nil, fmt.Errorf("row %d: %d values for %d columns", base+k, len(pr), len(t.Columns))
+				}
+				for _, v := range pr {
+					c.setParquet(base+k, v.Column(), v)
+				}
+			}
+			if errors.Is(err, io.EOF) {
+				break
+			}
+			if err != nil {
+				rr.Close()
+				return nil, err
+			}
+		}
+		if err := rr.Close(); err != nil {
+			return nil, err
+		}
+	}
+	if int64(c.n) != f.NumRows() {
+		return nil, fmt.Errorf("read %d rows, footer says %d", c.n, f.NumRows())
+	}
+	c.sorted = false // file order, not checked
+	return c, nil
+}
+
+func (c *Columns) setParquet(i, j int, pv parquet.Value) {
+	v := &c.vecs[j]
+	if v.valid != nil {
+		v.valid[i] = !pv.IsNull()
+	}
+	if pv.IsNull() {
+		return
+	}
+	switch c.table.Columns[j].Type {
+	case String, JSON:
+		v.str[i] = string(pv.ByteArray())
+	case Bool:
+		v.bln[i] = pv.Boolean()
+	case Int64, Timestamp:
+		v.num[i] = pv.Int64()
+	case Float64:
+		v.flt[i] = pv.Double()
+	case Date:
+		v.num[i] = int64(pv.Int32())
+	}
+}
+
+// checkParquetSchema refuses a file whose columns are not exactly t's.
+func checkParquetSchema(t *Table, s *parquet.Schema) error {
+	fields := s.Fields()
+	if len(fields) != len(t.Columns) {
+		return fmt.Errorf("file has %d columns, table has %d", len(fields), len(t.Columns))
+	}
+	for i, c := range t.Columns {
+		f := fields[i]
+		want := leafNode(c.Type)
+		switch {
+		case f.Name() != c.Name:
+			return fmt.Errorf("column %d is %q, want %q", i, f.Name(), c.Name)
+		case !f.Leaf() || f.Repeated():
+			return fmt.Errorf("column %s: not a flat leaf column", c.Name)
+		case f.Optional() != c.Nullable:
+			return fmt.Errorf("column %s: optional=%v, want %v", c.Name, f.Optional(), c.Nullable)
+		case f.Type().Kind() != want.Type().Kind():
+			return fmt.Errorf("column %s: physical type %v, want %v", c.Name, f.Type().Kind(), want.Type().Kind())
+		case !sameLogicalType(f.Type().LogicalType(), want.Type().LogicalType()):
+			return fmt.Errorf("column %s: logical type %v, want %v", c.Name, f.Type().LogicalType(), want.Type().LogicalType())
+		}
+	}
+	return nil
+}
+
+func sameLogicalType(a, b *format.LogicalType) bool {
+	str := func(l *format.LogicalType) string {
+		if l == nil {
+			return ""
+		}
+		return l.String()
+	}
+	return str(a) == str(b)
+}
+
+// orderedGroup is a Parquet group node that keeps its fields in the given
+// order (parquet.Group is a map and sorts fields by name).
+type orderedGroup struct {
+	fields []parquet.Field
+}
+
+func (g *orderedGroup) ID() int                     { return 0 }
+func (g *orderedGroup) Type() parquet.Type          { return parquet.Group{}.Type() }
+func (g *orderedGroup) Optional() bool              { return false }
+func (g *orderedGroup) Repeated() bool              { return false }
+func (g *orderedGroup) Required() bool              { return true }
+func (g *orderedGroup) Leaf() bool                  { return false }
+func (g *orderedGroup) Fields() []parquet.Field     { return g.fields }
+func (g *orderedGroup) Encoding() encoding.Encoding { return nil }
+func (g *orderedGroup) Compression() compress.Codec { return nil }
+func (g *orderedGroup) String() string {
+	var b strings.Builder
+	_ = parquet.PrintSchema(&b, "", g)
+	return b.String()
+}
+
+// GoType is a struct with one exported field per column, tagged with the
+// column name; svc never writes through it, but parquet-go may ask.
+func (g *orderedGroup) GoType() reflect.Type {
+	sf := make([]reflect.StructField, len(g.fields))
+	for i, f := range g.fields {
+		sf[i] = reflect.StructField{
+			Name: fmt.Sprintf("F%d", i),
+			Type: f.GoType(),
+			Tag:  reflect.StructTag(fmt.Sprintf(`parquet:%q`, f.Name())),
+		}
+	}
+	return reflect.StructOf(sf)
+}
+
+type orderedField struct {
+	parquet.Node
+	name  string
+	index int
+}
+
+func (f *orderedField) Name() string { return f.name }
+
+func (f *orderedField) Value(base reflect.Value) reflect.Value {
+	for base.Kind() == reflect.Interface || base.Kind() == reflect.Pointer {
+		if base.IsNil() {
+			return reflect.Value{}
+		}
+		base = base.Elem()
+	}
+	if base.Kind() == reflect.Struct {
+		return base.Field(f.index)
+	}
+	return reflect.Value{}
+}
+
+// ParquetNumRows reads the row count from a Parquet file's footer. The
+// publisher uses it to check a file before it is renamed into place.
+func ParquetNumRows(r io.ReaderAt, size int64) (int64, error) {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return 0, fmt.Errorf("parquet footer: %w", err)
+	}
+	return f.NumRows(), nil
+}

@@ -1,0 +1,342 @@
+package publish
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+)
+
+// tmpPrefix starts the name of every entry a writer has not finished. Such
+// entries are never listed or served, and Lock removes them.
+const tmpPrefix = ".tmp-"
+
+// DirStore is a Store on a local directory, the DIR/public/ of the design.
+// Durability comes from fsync of every file and of every directory whose
+// entries change; atomicity from rename(2), which replaces a name in one
+// step: a version folder is renamed into place, and data/latest is a
+// symlink to the version folder, replaced by renaming a new symlink over
+// it.
+type DirStore struct {
+	root string
+	lock string // sibling of root, so it is never published
+}
+
+// NewDirStore returns a DirStore rooted at root (created when missing).
+// Its lock file is root + ".lock".
+func NewDirStore(root string) (*DirStore, error) {
+	abs, err := filepath.Abs(root)
+	if err != nil {
+		return nil, fmt.Errorf("dir store %s: %w", root, err)
+	}
+	if err := mkdirAllSync(abs); err != nil {
+		return nil, fmt.Errorf("dir store %s: %w", root, err)
+	}
+	return &DirStore{root: abs, lock: abs + ".lock"}, nil
+}
+
+// Root returns the absolute path of the store's root directory.
+func (s *DirStore) Root() string { return s.root }
+
+func (s *DirStore) path(name string) (string, error) {
+	if !fs.ValidPath(name) || name == "." {
+		return "", fmt.Errorf("path %q: not a clean relative path: %w", name, ErrInvalid)
+	}
+	return filepath.Join(s.root, filepath.FromSlash(name)), nil
+}
+
+// Open implements Store.
+func (s *DirStore) Open(ctx context.Context, name string) (io.ReadCloser, error) {
+	p, err := s.path(name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+// List implements Store.
+func (s *DirStore) List(ctx context.Context, dir string) ([]string, error) {
+	p, err := s.path(dir)
+	if err != nil {
+		return nil, err
+	}
+	entries, err := os.ReadDir(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), tmpPrefix) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}
+
+// WriteFile implements Store: a temporary file in the same directory,
+// fsync'd, renamed over name, then the directory fsync'd.
+func (s *DirStore) WriteFile(ctx context.Context, name string, data []byte) error {
+	return s.writeFile(name, data, false)
+}
+
+// CreateFile implements Store: like WriteFile, but link(2) instead of
+// rename(2), which fails when name exists.
+func (s *DirStore) CreateFile(ctx context.Context, name string, data []byte) error {
+	return s.writeFile(name, data, true)
+}
+
+func (s *DirStore) writeFile(name string, data []byte, exclusive bool) error {
+	p, err := s.path(name)
+	if err != nil {
+		return err
+	}
+	dir := filepath.Dir(p)
+	if err := mkdirAllSync(dir); err != nil {
+		return err
+	}
+	tmp := filepath.Join(dir, tmpName(filepath.Base(p)))
+	if err := writeSync(tmp, data); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	if exclusive {
+		err = os.Link(tmp, p)
+		os.Remove(tmp)
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("create %s: %w", name, fs.ErrExist)
+		}
+	} else {
+		err = os.Rename(tmp, p)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(dir)
+}
+
+// NewVersion implements Store: the folder is written as
+// data/.tmp-<version>-<random>/ and renamed to data/<version>/ on Commit.
+func (s *DirStore) NewVersion(ctx context.Context, version string) (VersionWriter, error) {
+	if !ValidVersion(version) {
+		return nil, fmt.Errorf("new version %q: %w", version, ErrInvalid)
+	}
+	data := filepath.Join(s.root, "data")
+	if err := mkdirAllSync(data); err != nil {
+		return nil, err
+	}
+	tmp := filepath.Join(data, tmpName(version))
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		return nil, err
+	}
+	return &dirVersion{tmp: tmp, final: filepath.Join(data, version), data: data}, nil
+}
+
+type dirVersion struct {
+	tmp, final, data string
+	done             bool
+}
+
+func (v *dirVersion) file(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || name == "." || name == ".." || strings.HasPrefix(name, tmpPrefix) {
+		return "", fmt.Errorf("version file %q: want a plain file name: %w", name, ErrInvalid)
+	}
+	return filepath.Join(v.tmp, name), nil
+}
+
+func (v *dirVersion) Create(name string) (io.WriteCloser, error) {
+	p, err := v.file(name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	return syncCloser{f}, nil
+}
+
+func (v *dirVersion) Open(name string) (io.ReadCloser, error) {
+	p, err := v.file(name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+func (v *dirVersion) Commit(ctx context.Context) error {
+	if v.done {
+		return errors.New("version already committed or aborted")
+	}
+	if err := syncDir(v.tmp); err != nil {
+		return err
+	}
+	// rename(2) would replace an empty directory; the store lock keeps
+	// this check and the rename together.
+	if _, err := os.Lstat(v.final); err == nil {
+		return fmt.Errorf("commit %s: %w", filepath.Base(v.final), fs.ErrExist)
+	}
+	if err := os.Rename(v.tmp, v.final); err != nil {
+		return err
+	}
+	v.done = true
+	return syncDir(v.data)
+}
+
+func (v *dirVersion) Abort() error {
+	if v.done {
+		return nil
+	}
+	v.done = true
+	return os.RemoveAll(v.tmp)
+}
+
+// syncCloser makes Close durable.
+type syncCloser struct{ f *os.File }
+
+func (s syncCloser) Write(p []byte) (int, error) { return s.f.Write(p) }
+
+func (s syncCloser) Close() error {
+	if err := s.f.Sync(); err != nil {
+		s.f.Close()
+		return err
+	}
+	return s.f.Close()
+}
+
+// Latest implements Store: the target of the data/latest symlink.
+func (s *DirStore) Latest(ctx context.Context) (string, error) {
+	target, err := os.Readlink(filepath.Join(s.root, "data", "latest"))
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("latest: %w", err)
+	}
+	if !ValidVersion(target) {
+		return "", fmt.Errorf("latest points at %q, not a version", target)
+	}
+	return target, nil
+}
+
+// SetLatest implements Store: a new relative symlink renamed over
+// data/latest, then the data directory fsync'd.
+func (s *DirStore) SetLatest(ctx context.Context, version string) error {
+	if !ValidVersion(version) {
+		return fmt.Errorf("set latest %q: %w", version, ErrInvalid)
+	}
+	data := filepath.Join(s.root, "data")
+	fi, err := os.Lstat(filepath.Join(data, version))
+	if err != nil || !fi.IsDir() {
+		return fmt.Errorf("set latest %s: no committed version folder: %w", version, fs.ErrNotExist)
+	}
+	tmp := filepath.Join(data, tmpName("latest"))
+	if err := os.Symlink(version, tmp); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, filepath.Join(data, "latest")); err != nil {
+		os.Remove(tmp)
+		return err
+	}
+	return syncDir(data)
+}
+
+func (s *DirStore) removeTemporaries() error {
+	var stale []string
+	err := filepath.WalkDir(s.root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if strings.HasPrefix(d.Name(), tmpPrefix) {
+			stale = append(stale, p)
+			if d.IsDir() {
+				return fs.SkipDir
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("remove temporaries: %w", err)
+	}
+	for _, p := range stale {
+		if err := os.RemoveAll(p); err != nil {
+			return fmt.Errorf("remove temporaries: %w", err)
+		}
+	}
+	return nil
+}
+
+func tmpName(base string) string {
+	var b [8]byte
+	rand.Read(b[:])
+	return tmpPrefix + base + "-" + hex.EncodeToString(b[:])
+}
+
+func writeSync(p string, data []byte) error {
+	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	return syncCloser{f}.Close()
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return fmt.Errorf("fsync %s: %w", dir, err)
+	}
+	return f.Close()
+}
+
+// mkdirAllSync creates dir and its missing parents, fsyncing each parent
+// whose entries changed, so a new directory survives a crash.
+func mkdirAllSync(dir string) error {
+	if fi, err := os.Stat(dir); err == nil {
+		if !fi.IsDir() {
+			return fmt.Errorf("%s: not a directory", dir)
+		}
+		return nil
+	}
+	parent := filepath.Dir(dir)
+	if parent != dir {
+		if err := mkdirAllSync(parent); err != nil {
+			return err
+		}
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+		return err
+	}
+	return syncDir(parent)
+}
+
+// cleanName reports whether name is a clean slash path without dot
+// segments other than .well-known.
+func cleanName(name string) bool {
+	if !fs.ValidPath(name) || name == "." || path.Clean(name) != name {
+		return false
+	}
+	for _, seg := range strings.Split(name, "/") {
+		if strings.HasPrefix(seg, ".") && seg != ".well-known" {
+			return false
+		}
+	}
+	return true
+}
