@@ -1,0 +1,108 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svc/pipeline"
+)
+
+// crawlOptions holds the flags of `svc crawl`.
+type crawlOptions struct {
+	*globals
+	stores      string
+	runID       string
+	concurrency int
+	ucpFlags    ucpSchemaFlags
+}
+
+func newCrawlCmd(g *globals) *cobra.Command {
+	opts := &crawlOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "crawl --stores FILE",
+		Short: "Check every store of the directory (pipeline stage 1)",
+		Long: `Check every store listed in a CSV file (header host,name,category,source)
+with the same engine as the live check, and write the run's checks table to
+DATA/work/<run-id>/.
+
+Stores are checked in parallel (--concurrency), one request at a time per
+store. Each result is appended to a journal as it completes, so a crawl that
+is interrupted or killed resumes where it stopped when run again with the same
+--run id. A store that fails is recorded and counted, never fatal.`,
+		Example: `  svc crawl --stores datasets/stores.csv
+  svc crawl --stores stores.csv --run 2026-11-23 --concurrency 32`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.stores == "" {
+				return usagef("--stores FILE is required")
+			}
+			if opts.concurrency < 1 || opts.concurrency > 1024 {
+				return usagef("--concurrency must be 1 to 1024")
+			}
+			if err := validRunID(opts.runID); err != nil {
+				return err
+			}
+			return crawlRun(cmd, opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.stores, "stores", envOr("SVC_STORES", ""), "CSV of stores to check: host,name,category,source (env SVC_STORES)")
+	f.StringVar(&opts.runID, "run", envOr("SVC_RUN", time.Now().UTC().Format("2006-01-02")), "run id: the folder under DATA/work/ (env SVC_RUN; default today, UTC)")
+	f.IntVar(&opts.concurrency, "concurrency", 16, "stores checked at once")
+	opts.ucpFlags.register(cmd)
+	return cmd
+}
+
+func crawlRun(cmd *cobra.Command, opts *crawlOptions) error {
+	in, err := os.Open(opts.stores)
+	if err != nil {
+		return usagef("--stores: %v", err)
+	}
+	stores, err := pipeline.ReadStores(in)
+	in.Close()
+	if err != nil {
+		return usagef("--stores %s: %v", opts.stores, err)
+	}
+	eng, err := opts.newEngine(opts.ucpFlags)
+	if err != nil {
+		return err
+	}
+	log := opts.logger()
+	dir := filepath.Join(opts.data, "work", opts.runID)
+	stats, err := pipeline.Crawl(cmd.Context(), pipeline.CrawlOptions{
+		Stores:      stores,
+		Dir:         dir,
+		Concurrency: opts.concurrency,
+		Checker:     eng,
+		Progress:    pipeline.NewProgress(opts.errOut, "crawl", log),
+		Log:         log,
+	})
+	if err != nil {
+		return fmt.Errorf("crawl %s: %w", opts.runID, err)
+	}
+	n, err := pipeline.WriteChecks(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.out, "crawl %s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",
+		opts.runID, stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(dir, "checks.parquet"),
+		stats.Elapsed.Round(time.Millisecond))
+	return nil
+}
+
+// validRunID keeps run ids to safe folder names.
+func validRunID(id string) error {
+	if id == "" || len(id) > 64 {
+		return usagef("--run must be 1 to 64 characters")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || id[0] == '.' {
+			return usagef("--run %q: use letters, digits, '-', '_' and '.' only", id)
+		}
+	}
+	return nil
+}

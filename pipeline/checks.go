@@ -1,0 +1,124 @@
+package pipeline
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"path/filepath"
+
+	"svc/datasets"
+	"svc/pipeline/check"
+	"svc/pipeline/durable"
+)
+
+// ChecksFile is the crawl's output table inside the run folder.
+const ChecksFile = "checks.parquet"
+
+// WriteChecks turns the run's journal into checks.parquet (one row per host,
+// every signal) and returns the row count. It writes atomically, so a
+// re-run after a crash replaces the file whole.
+func WriteChecks(dir string) (int, error) {
+	cols, err := datasets.NewColumns(datasets.Checks, 0)
+	if err != nil {
+		return 0, err
+	}
+	var rowErr error
+	err = ReadJournal(filepath.Join(dir, JournalName), func(r CrawlRecord) {
+		if rowErr == nil {
+			rowErr = cols.AppendRow(CheckRow(r))
+		}
+	})
+	if err != nil {
+		return 0, fmt.Errorf("write checks %s: %w", dir, err)
+	}
+	if rowErr != nil {
+		return 0, fmt.Errorf("write checks %s: %w", dir, rowErr)
+	}
+	var buf bytes.Buffer
+	if err := datasets.WriteParquet(&buf, cols); err != nil {
+		return 0, fmt.Errorf("write checks %s: %w", dir, err)
+	}
+	if err := durable.WriteFileAtomic(filepath.Join(dir, ChecksFile), buf.Bytes(), 0o644); err != nil {
+		return 0, fmt.Errorf("write checks %s: %w", dir, err)
+	}
+	return cols.Len(), nil
+}
+
+// CheckRow maps one journal record to a row of datasets.Checks. A store
+// whose check failed keeps its directory fields and its error class; every
+// measurement is null.
+func CheckRow(rec CrawlRecord) datasets.Row {
+	s, r := rec.Store, rec.Result
+	row := datasets.Row{s.Host, nullStr(s.Name), nullStr(s.Category), s.Source, nullStr(rec.Error)}
+	if r == nil {
+		for len(row) < len(datasets.Checks.Columns) {
+			row = append(row, nil)
+		}
+		return row
+	}
+	full, _ := json.Marshal(r)
+	row = append(row,
+		r.CheckedAt, r.MethodVersion,
+		r.Reachability.Reachable, nullInt(r.Reachability.HTTPStatus), nullStr(r.Reachability.Error),
+		r.BlockStatus.Blocked, nullStr(r.BlockStatus.Reason), r.BlockStatus.EdgeBlockBehindAllowAll,
+		r.Reachability.Parked, r.Reachability.RedirectsToOtherBrand,
+		r.Platform,
+		r.CatalogAnswered, nullStr(r.Catalog.Source), r.Catalog.Products, r.Catalog.Throttled,
+		r.ProductFound, r.CartLink,
+		r.StorefrontMCP.Detected, jsonList(r.StorefrontMCP.Tools, r.StorefrontMCP.Detected != nil),
+		r.WebMCP, jsonList(r.WebMCPDetail.Tools, r.WebMCP != nil),
+		r.CheckoutWebMCP.Status, r.CheckoutWebMCP.Detected,
+		r.UCPProfile.Status, r.UCPProfile.DeclaredVersion, r.UCPProfile.Valid, r.UCPProfile.DirectoryCount,
+		jsonList(r.UCPProfile.ErrorRules, r.UCPProfile.Valid != nil), jsonList(r.UCPProfile.WarningRules, r.UCPProfile.Valid != nil),
+		r.UCPProfile.ShoppingService, r.UCPProfile.Checkout,
+		r.Robots.Status,
+	)
+	for _, a := range datasets.RobotsAgents {
+		if v, ok := r.Robots.Agents[a]; ok {
+			row = append(row, v.Verdict)
+		} else {
+			row = append(row, nil)
+		}
+	}
+	var pd check.ProductData
+	if r.ProductData != nil {
+		pd = *r.ProductData
+	}
+	var complete *bool
+	if r.ProductData != nil {
+		complete = &pd.Complete
+	}
+	row = append(row,
+		pd.Source, pd.Name, pd.Price, pd.Currency, pd.Availability, pd.GTIN, pd.SKU, pd.Image, complete,
+		r.Policies.Returns, r.Policies.Shipping, r.Policies.Privacy, r.Policies.Terms,
+		r.ACP.Found, nullStr(r.ACP.Version), r.MCPServerCard.Found, nullStr(r.MCPServerCard.Path),
+		r.Fix.Code, string(full),
+	)
+	return row
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+func nullInt(n int) any {
+	if n == 0 {
+		return nil
+	}
+	return int64(n)
+}
+
+// jsonList is a JSON array, or null when the list was not measured.
+func jsonList(l []string, measured bool) any {
+	if !measured {
+		return nil
+	}
+	if l == nil {
+		l = []string{}
+	}
+	b, _ := json.Marshal(l)
+	return string(b)
+}
