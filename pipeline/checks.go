@@ -63,7 +63,7 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		r.BlockStatus.Blocked, nullStr(r.BlockStatus.Reason), r.BlockStatus.EdgeBlockBehindAllowAll,
 		r.Reachability.Parked, r.Reachability.RedirectsToOtherBrand,
 		r.Platform,
-		r.CatalogAnswered, nullStr(r.Catalog.Source), r.Catalog.Products, r.Catalog.Throttled,
+		r.CatalogAnswered, nullStr(r.Catalog.Source), intPtr(r.Catalog.Products), r.Catalog.Throttled,
 		r.ProductFound, r.CartLink,
 		r.StorefrontMCP.Detected, jsonList(r.StorefrontMCP.Tools, r.StorefrontMCP.Detected != nil),
 		r.WebMCP, jsonList(r.WebMCPDetail.Tools, r.WebMCP != nil),
@@ -95,6 +95,13 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		r.Fix.Code, string(full),
 	)
 	return row
+}
+
+func intPtr(n *int) any {
+	if n == nil {
+		return nil
+	}
+	return int64(*n)
 }
 
 func nullStr(s string) any {

@@ -118,7 +118,7 @@ func str(s *string) string {
 
 // printResult writes the human table of one check.
 func printResult(w io.Writer, r *check.Result) {
-	row := func(k, v string) { fmt.Fprintf(w, "%-18s %s\n", k, v) }
+	row := func(k, v string) { fmt.Fprintf(w, "%-20s %s\n", k, v) }
 	row("store", r.Host)
 	row("checked at", r.CheckedAt.Format("2006-01-02 15:04:05 UTC"))
 	row("reachable", tri(r.Reachability.Reachable)+httpNote(r.Reachability.HTTPStatus, r.Reachability.Error))
@@ -159,7 +159,7 @@ func printResult(w io.Writer, r *check.Result) {
 		row("  "+a, v.Verdict+" ("+v.Purpose+")")
 	}
 	row("fix", r.Fix.Code)
-	fmt.Fprintf(w, "%-18s %s\n", "", r.Fix.Text)
+	fmt.Fprintf(w, "%-20s %s\n", "", r.Fix.Text)
 }
 
 func note(s string) string {

@@ -118,9 +118,11 @@ checkout URL.`,
 
 // commands lists the constructors of the top-level commands, in help order.
 var commands = []func(*globals) *cobra.Command{
+	newProbeCmd,
+	newCrawlCmd,
+	newUCPCmd,
 	newFixturesCmd,
 	newFetchCmd,
-	newUCPCmd,
 }
 
 // Run executes svc with args and returns the process exit code.

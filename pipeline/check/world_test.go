@@ -2,8 +2,6 @@ package check
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -14,25 +12,6 @@ import (
 	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
 )
-
-// sharedSchemaDir finds ../shared/ucp/schema (or SVC_UCP_SCHEMA_DIR); ""
-// when absent, as on a machine without ../shared.
-func sharedSchemaDir(t testing.TB) string {
-	if d := os.Getenv("SVC_UCP_SCHEMA_DIR"); d != "" {
-		return d
-	}
-	dir, _ := os.Getwd()
-	for ; dir != filepath.Dir(dir); dir = filepath.Dir(dir) {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			d := filepath.Join(dir, "..", "shared", "ucp", "schema")
-			if _, err := os.Stat(d); err == nil {
-				return d
-			}
-			return ""
-		}
-	}
-	return ""
-}
 
 // worldEngine starts a fixture world and an engine that reaches it through
 // the fixture flags, as `svc probe --fixture-addr --fixture-ca` does.
@@ -49,7 +28,7 @@ func worldEngine(t testing.TB, n int) (*fixtures.World, *Engine, bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	schemaDir := sharedSchemaDir(t)
+	schemaDir := fixtures.UCPSchemaDir()
 	cfg := ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir()}
 	v, err := ucp.New(context.Background(), cfg)
 	if err != nil {

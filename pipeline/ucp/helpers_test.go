@@ -6,41 +6,15 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"svc/fixtures"
 )
 
-// sharedDir finds ../shared next to the repository root (the directory
-// holding go.mod), or "" when it is absent.
-func sharedDir() string {
-	dir, err := os.Getwd()
-	if err != nil {
-		return ""
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			s := filepath.Join(dir, "..", "shared")
-			if _, err := os.Stat(s); err == nil {
-				return s
-			}
-			return ""
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return ""
-		}
-		dir = parent
-	}
-}
+// sharedDir is ../shared beside the repository, or "".
+func sharedDir() string { return fixtures.SharedDir() }
 
-// schemaDir is SVC_UCP_SCHEMA_DIR or ../shared/ucp/schema.
-func schemaDir() string {
-	if d := os.Getenv("SVC_UCP_SCHEMA_DIR"); d != "" {
-		return d
-	}
-	if s := sharedDir(); s != "" {
-		return filepath.Join(s, "ucp", "schema")
-	}
-	return ""
-}
+// schemaDir is SVC_UCP_SCHEMA_DIR or ../shared/ucp/schema, or "".
+func schemaDir() string { return fixtures.UCPSchemaDir() }
 
 // examplesDir is ../shared/ucp/examples, or "".
 func examplesDir() string {
