@@ -72,7 +72,10 @@ func crawlRun(cmd *cobra.Command, opts *crawlOptions) error {
 		return err
 	}
 	log := opts.logger()
-	dir := filepath.Join(opts.data, "work", opts.runID)
+	if _, err := pipeline.OpenRun(opts.data, opts.runID, time.Now()); err != nil {
+		return err
+	}
+	dir := pipeline.RunDir(opts.data, opts.runID)
 	stats, err := pipeline.Crawl(cmd.Context(), pipeline.CrawlOptions{
 		Stores:      stores,
 		Dir:         dir,

@@ -1,0 +1,96 @@
+package pipeline
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"svc/pipeline/durable"
+)
+
+// A run's work folder, DIR/work/<run-id>/, is how the stages hand over to
+// each other; each stage reads what the one before wrote and can run alone:
+//
+//	run.json                 RunInfo: id, snapshot date, start time (an input
+//	                         from then on, so re-runs give the same bytes)
+//	checks.jsonl             crawl journal (resumable)
+//	checks.parquet           crawl output: one row per store
+//	ucp_validations.parquet  validate output: one row per store
+//	out/tables/<name>.parquet  aggregate output: every published table
+//	out/files/<path>         aggregate output: every other published file,
+//	                         at its path under public/ (api/adoption.json,
+//	                         data/svc-100/v1/svc-100.csv, ...)
+//	out/weekly/<date>.json   aggregate output: this run's weekly edition
+//
+// snapshot publishes out/ as one version of the artifact tree.
+const (
+	RunInfoFile = "run.json"
+	UCPFile     = "ucp_validations.parquet"
+	OutDir      = "out"
+	OutTables   = "out/tables"
+	OutFiles    = "out/files"
+	OutWeekly   = "out/weekly"
+)
+
+// RunInfo identifies a run. Its times are inputs of every later stage:
+// nothing downstream reads the wall clock, so re-running a stage over the
+// same work folder writes the same bytes.
+type RunInfo struct {
+	ID string `json:"id"`
+	// Date is the snapshot date (UTC), the version published and the post
+	// date of the weekly edition.
+	Date string `json:"date"`
+	// Started is when the run began (UTC, microseconds): generatedAt of the
+	// precomputed figures.
+	Started time.Time `json:"started"`
+}
+
+// RunDir is DIR/work/<id>.
+func RunDir(dataDir, id string) string { return filepath.Join(dataDir, "work", id) }
+
+// OpenRun reads the run's run.json, creating it on first use with now as
+// the start time and now's UTC date as the snapshot date.
+func OpenRun(dataDir, id string, now time.Time) (RunInfo, error) {
+	dir := RunDir(dataDir, id)
+	b, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
+	if err == nil {
+		var ri RunInfo
+		if err := json.Unmarshal(b, &ri); err != nil {
+			return RunInfo{}, fmt.Errorf("run %s: %s is corrupt: %w", id, RunInfoFile, err)
+		}
+		return ri, nil
+	}
+	if !errors.Is(err, os.ErrNotExist) {
+		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
+	}
+	now = now.UTC().Truncate(time.Microsecond)
+	ri := RunInfo{ID: id, Date: now.Format("2006-01-02"), Started: now}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
+	}
+	b, _ = json.MarshalIndent(ri, "", "  ")
+	if err := durable.WriteFileAtomic(filepath.Join(dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
+		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
+	}
+	return ri, nil
+}
+
+// ReadRun reads an existing run's run.json; a run that was never crawled is
+// an error that says so.
+func ReadRun(dataDir, id string) (RunInfo, error) {
+	b, err := os.ReadFile(filepath.Join(RunDir(dataDir, id), RunInfoFile))
+	if errors.Is(err, os.ErrNotExist) {
+		return RunInfo{}, fmt.Errorf("run %s does not exist under %s: run `svc crawl --run %s` first", id, filepath.Join(dataDir, "work"), id)
+	}
+	if err != nil {
+		return RunInfo{}, err
+	}
+	var ri RunInfo
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return RunInfo{}, fmt.Errorf("run %s: %s is corrupt: %w", id, RunInfoFile, err)
+	}
+	return ri, nil
+}
