@@ -62,7 +62,7 @@ another brand, slow, failing and oversized stores, and throttled catalogs.
 expected answers.`,
 		Args: argsUsage(cobra.NoArgs),
 	}
-	cmd.AddCommand(newFixturesServeCmd(g), newFixturesListCmd(g))
+	cmd.AddCommand(newFixturesServeCmd(g), newFixturesListCmd(g), newFixturesScoreCmd(g))
 	return cmd
 }
 

@@ -118,6 +118,7 @@ checkout URL.`,
 
 // commands lists the constructors of the top-level commands, in help order.
 var commands = []func(*globals) *cobra.Command{
+	newDemoCmd,
 	newProbeCmd,
 	newCrawlCmd,
 	newUCPCmd,

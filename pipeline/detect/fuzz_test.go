@@ -27,6 +27,9 @@ func FuzzRobots(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s.body, s.agent, s.path)
 	}
+	for _, r := range fixtureSeeds(f, "robots") {
+		f.Add(r.body, "GPTBot", "/")
+	}
 	f.Fuzz(func(t *testing.T, body, agent, path string) {
 		r := ParseRobots([]byte(body))
 		m := r.Match(agent, path)
@@ -94,6 +97,9 @@ func FuzzJSONLD(f *testing.F) {
 	for _, s := range seeds {
 		f.Add(s)
 	}
+	for _, r := range fixtureSeeds(f, "product") {
+		f.Add(r.body)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		for _, body := range []string{ldPage(ld(s)), s} {
 			got := ExtractJSONLD(NewPage(nil, 200, nil, []byte(body)))
@@ -139,6 +145,9 @@ func FuzzCatalog(f *testing.F) {
 	f.Add(`[{"id":1,"name":"M","prices":{"price":"1250","currency_code":"EUR","currency_minor_unit":2},"is_in_stock":true}]`)
 	f.Add(`[{"id":1,"prices":{"price":"0","currency_minor_unit":9,"price_range":{"min_amount":"1"}}}]`)
 	f.Add(`<html></html>`)
+	for _, r := range fixtureSeeds(f, "catalog") {
+		f.Add(r.body)
+	}
 	f.Fuzz(func(t *testing.T, s string) {
 		base, _ := url.Parse("https://shop.example/")
 		ps, err := ParseShopifyProducts([]byte(s), base)
@@ -169,6 +178,9 @@ func FuzzWebMCP(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add(s)
+	}
+	for _, r := range fixtureSeeds(f, "home") {
+		f.Add(r.body)
 	}
 	u, _ := url.Parse("https://shop.example/")
 	f.Fuzz(func(t *testing.T, s string) {
@@ -223,6 +235,9 @@ func FuzzHTMLDetectors(f *testing.F) {
 	}
 	for _, s := range seeds {
 		f.Add(s.body, s.status, s.cookie)
+	}
+	for _, r := range fixtureSeeds(f, "home") {
+		f.Add(r.body, r.status, r.cookie)
 	}
 	u, _ := url.Parse("https://shop.example/")
 	f.Fuzz(func(t *testing.T, body string, status int, cookie string) {

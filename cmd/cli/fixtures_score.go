@@ -1,0 +1,82 @@
+package cli
+
+import (
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"svc/fixtures"
+	"svc/fixtures/truth"
+	"svc/pipeline"
+	"svc/pipeline/check"
+)
+
+// fixturesScoreOptions holds the flags of `svc fixtures score`.
+type fixturesScoreOptions struct {
+	*globals
+	world fixturesWorldFlags
+	runID string
+}
+
+func newFixturesScoreCmd(g *globals) *cobra.Command {
+	o := &fixturesScoreOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "score --run ID",
+		Short: "Compare a crawl of the fixture world with its known answers, trait by trait",
+		Long: `Read a crawl's journal (DATA/work/<run>/checks.jsonl) of the fixture world and
+compare every store's check with the answers the world knows to be true.
+Prints, per trait, how many stores show it and how many got every field
+right, and names the fields that were missed. Exit 1 when any store missed.
+
+Use the same --seed and --stores as the fixtures serve that was crawled.`,
+		Example: `  svc fixtures score --run demo`,
+		Args:    argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := o.world.validate(); err != nil {
+				return err
+			}
+			if err := validRunID(o.runID); err != nil {
+				return err
+			}
+			return fixturesScoreRun(o)
+		},
+	}
+	o.world.register(cmd)
+	cmd.Flags().StringVar(&o.runID, "run", envOr("SVC_RUN", ""), "run id of the crawl to score (env SVC_RUN)")
+	return cmd
+}
+
+func fixturesScoreRun(o *fixturesScoreOptions) error {
+	world := fixtures.Generate(o.world.seed, o.world.stores)
+	results := map[string]*check.Result{}
+	path := filepath.Join(pipeline.RunDir(o.data, o.runID), pipeline.JournalName)
+	if err := pipeline.ReadJournal(path, func(r pipeline.CrawlRecord) { results[r.Store.Host] = r.Result }); err != nil {
+		return fmt.Errorf("score run %s: %w (run `svc crawl --run %s` over the fixture world first)", o.runID, err, o.runID)
+	}
+	scores := truth.Score(world, results)
+	w := o.out
+	fmt.Fprintf(w, "%-42s %6s %8s  %s\n", "trait", "stores", "correct", "fields missed")
+	allStores, allCorrect := 0, 0
+	for _, ts := range scores {
+		var missed []string
+		for f, n := range ts.Fields {
+			missed = append(missed, fmt.Sprintf("%s×%d", f, n))
+		}
+		sort.Strings(missed)
+		fmt.Fprintf(w, "%-42s %6d %8d  %s\n", ts.Trait, ts.Stores, ts.Correct, strings.Join(missed, " "))
+	}
+	for _, st := range world.Stores {
+		allStores++
+		if r := results[st.Host]; r != nil && len(truth.Mismatches(st.Expect, truth.FromResult(r))) == 0 {
+			allCorrect++
+		}
+	}
+	fmt.Fprintf(w, "\n%d of %d stores got every field right.\n", allCorrect, allStores)
+	if allCorrect != allStores {
+		return exitWith(ExitFailed, nil)
+	}
+	return nil
+}
