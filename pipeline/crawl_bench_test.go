@@ -1,0 +1,141 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"os"
+	"runtime"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"svc/fixtures"
+	"svc/pipeline/check"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
+)
+
+// BenchmarkCrawlVsRawFetch crawls a large fixture world and then fetches
+// exactly the requests that crawl made (recorded by the fixture server),
+// with the same client and the same concurrency but no parsing, detection
+// or journal. The ratio crawl/raw is the engine's overhead over the network
+// work itself; the target is at most 1.3. It also reports the peak
+// Go heap during the crawl.
+//
+// SVC_BENCH_STORES sets the world size (default 10,000). Slow stores answer
+// after 1.5 s and the client gives up after 1 s in both runs.
+func BenchmarkCrawlVsRawFetch(b *testing.B) {
+	n := 10_000
+	if v, err := strconv.Atoi(os.Getenv("SVC_BENCH_STORES")); err == nil && v > 0 {
+		n = v
+	}
+	const concurrency = 32
+	world := fixtures.Generate(1, n)
+	var mu sync.Mutex
+	var recorded []fixtures.Request
+	recording := atomic.Bool{}
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{
+		Slow: 1500 * time.Millisecond, MaxConns: 4096,
+		Record: func(r fixtures.Request) {
+			if recording.Load() {
+				mu.Lock()
+				recorded = append(recorded, r)
+				mu.Unlock()
+			}
+		},
+	})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	newClient := func() *fetch.Client {
+		c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+		if err != nil {
+			b.Fatal(err)
+		}
+		return c
+	}
+	schemaDir := fixtures.UCPSchemaDir()
+	var stores []Store
+	for _, s := range world.Stores {
+		stores = append(stores, Store{Host: s.Host, Name: s.Name, Category: s.Category, Source: s.Source})
+	}
+
+	for b.Loop() {
+		recorded = recorded[:0]
+		client := newClient()
+		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: b.TempDir()})
+		if err != nil {
+			b.Fatal(err)
+		}
+		eng := check.New(check.Options{Client: client, UCP: v})
+
+		stop := make(chan struct{})
+		var peak uint64
+		var wg sync.WaitGroup
+		wg.Add(1)
+		go func() { // sample the heap while the crawl runs
+			defer wg.Done()
+			var ms runtime.MemStats
+			t := time.NewTicker(50 * time.Millisecond)
+			defer t.Stop()
+			for {
+				runtime.ReadMemStats(&ms)
+				peak = max(peak, ms.HeapInuse)
+				select {
+				case <-stop:
+					return
+				case <-t.C:
+				}
+			}
+		}()
+		recording.Store(true)
+		start := time.Now()
+		st, err := Crawl(context.Background(), CrawlOptions{Stores: stores, Dir: b.TempDir(), Concurrency: concurrency, Checker: eng})
+		crawlTime := time.Since(start)
+		recording.Store(false)
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			b.Fatal(err)
+		}
+
+		// The raw baseline: the same requests, same concurrency, a fresh
+		// client with the same limits, bodies read and dropped.
+		raw := newClient()
+		reqs := append([]fixtures.Request(nil), recorded...)
+		jobs := make(chan fixtures.Request)
+		start = time.Now()
+		var rwg sync.WaitGroup
+		for range concurrency {
+			rwg.Add(1)
+			go func() {
+				defer rwg.Done()
+				for r := range jobs {
+					req := fetch.Request{Method: r.Method, URL: r.URL, Body: r.Body, NoRedirect: true}
+					if r.Method == http.MethodPost {
+						req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+					}
+					raw.Do(context.Background(), req)
+				}
+			}()
+		}
+		for _, r := range reqs {
+			jobs <- r
+		}
+		close(jobs)
+		rwg.Wait()
+		rawTime := time.Since(start)
+
+		ratio := crawlTime.Seconds() / rawTime.Seconds()
+		fmt.Printf("crawl of %d fixture stores (%d requests, concurrency %d): %s (%.0f stores/s), raw fetch of the same requests: %s, ratio %.2f (target <= 1.3), peak heap %.1f MiB, failed %d\n",
+			st.Total, len(reqs), concurrency, crawlTime.Round(time.Millisecond), float64(st.Total)/crawlTime.Seconds(),
+			rawTime.Round(time.Millisecond), ratio, float64(peak)/(1<<20), st.Failed)
+		b.ReportMetric(ratio, "crawl/raw")
+		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
+		b.ReportMetric(float64(st.Total)/crawlTime.Seconds(), "stores/s")
+	}
+}
