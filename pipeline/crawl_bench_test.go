@@ -7,6 +7,7 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -104,27 +105,40 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 		}
 
 		// The raw baseline: the same requests, same concurrency, a fresh
-		// client with the same limits, bodies read and dropped.
+		// client with the same limits, bodies read and dropped. Like the
+		// crawl, each host's requests go in order on one worker, so both
+		// runs reuse connections the same way.
 		raw := newClient()
 		reqs := append([]fixtures.Request(nil), recorded...)
-		jobs := make(chan fixtures.Request)
+		byHost := map[string][]fixtures.Request{}
+		var hosts []string
+		for _, r := range reqs {
+			h := hostOf(r.URL)
+			if _, ok := byHost[h]; !ok {
+				hosts = append(hosts, h)
+			}
+			byHost[h] = append(byHost[h], r)
+		}
+		jobs := make(chan []fixtures.Request)
 		start = time.Now()
 		var rwg sync.WaitGroup
 		for range concurrency {
 			rwg.Add(1)
 			go func() {
 				defer rwg.Done()
-				for r := range jobs {
-					req := fetch.Request{Method: r.Method, URL: r.URL, Body: r.Body, NoRedirect: true}
-					if r.Method == http.MethodPost {
-						req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+				for batch := range jobs {
+					for _, r := range batch {
+						req := fetch.Request{Method: r.Method, URL: r.URL, Body: r.Body, NoRedirect: true}
+						if r.Method == http.MethodPost {
+							req.Header = http.Header{"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"}}
+						}
+						raw.Do(context.Background(), req)
 					}
-					raw.Do(context.Background(), req)
 				}
 			}()
 		}
-		for _, r := range reqs {
-			jobs <- r
+		for _, h := range hosts {
+			jobs <- byHost[h]
 		}
 		close(jobs)
 		rwg.Wait()
@@ -138,4 +152,12 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 		b.ReportMetric(float64(peak)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(float64(st.Total)/crawlTime.Seconds(), "stores/s")
 	}
+}
+
+func hostOf(u string) string {
+	rest := u[strings.Index(u, "://")+3:]
+	if i := strings.IndexByte(rest, '/'); i >= 0 {
+		return rest[:i]
+	}
+	return rest
 }
