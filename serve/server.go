@@ -5,16 +5,211 @@
 package serve
 
 import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"log/slog"
+	"net"
+	"net/http"
+	"net/netip"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
+	"svc/pipeline/check"
+	"svc/pipeline/ucp"
 	"svc/serve/state"
 )
 
-// Server holds what the handlers share.
+// Config configures a Server.
+type Config struct {
+	DataDir string // DIR: public/ is served, state/ holds the log
+	// Engine runs live checks; nil makes the live check answer 503.
+	Engine *check.Engine
+	// UCP validates profiles; nil makes validation answer 503.
+	UCP *ucp.Validator
+	Log *slog.Logger
+	Now func() time.Time
+	// TrustProxy takes the client address from X-Forwarded-For (the last
+	// entry, the one our proxy added) instead of the connection.
+	TrustProxy bool
+	// BaseURL makes the links in answers absolute ("https://svc.example");
+	// empty gives root-relative links.
+	BaseURL string
+	// Reload is how often the server looks for a new snapshot; default 2 s.
+	Reload time.Duration
+}
+
+// Server holds what the handlers share. Create it with New.
 type Server struct {
+	cfg    Config
 	log    *slog.Logger
 	now    func() time.Time
+	public string
 	state  *state.Log
 	limits *limiter
+	cache  *checkCache
+
+	snap     atomic.Pointer[snapshot]
+	reloadMu sync.Mutex
+
+	inflightMu sync.Mutex
+	inflight   map[string]bool // hosts with a live check running
+}
+
+// snapshot is one published version as the server sees it; requests read
+// the pointer once, so a reload never changes data under a request.
+type snapshot struct {
+	version string
+	files   map[string]*file  // public/ paths outside data/ -> body
+	sha256  map[string]string // "<version>/<file>" -> sha256, from the manifest
+}
+
+// New opens the state log, replays it, loads the latest snapshot (if any)
+// and returns a server. Close it to release the log.
+func New(cfg Config) (*Server, error) {
+	if cfg.Log == nil {
+		cfg.Log = discard
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	if cfg.Reload <= 0 {
+		cfg.Reload = 2 * time.Second
+	}
+	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
+	st, err := state.Open(filepath.Join(cfg.DataDir, "state"))
+	if err != nil {
+		return nil, err
+	}
+	s := &Server{
+		cfg: cfg, log: cfg.Log, now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
+		state: st, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
+		inflight: map[string]bool{},
+	}
+	if err := state.Replay(filepath.Join(cfg.DataDir, "state"), s.replay); err != nil {
+		st.Close()
+		return nil, fmt.Errorf("replay state: %w", err)
+	}
+	s.snap.Store(&snapshot{})
+	if err := s.Reload(); err != nil {
+		s.log.Warn("no snapshot loaded", "error", err)
+	}
+	return s, nil
+}
+
+// replay folds one state-log record into the in-memory state.
+func (s *Server) replay(rec state.Record) error {
+	s.limits.replay(rec)
+	s.cache.replay(rec, s.now())
+	return nil
+}
+
+// Close releases the state log.
+func (s *Server) Close() error { return s.state.Close() }
+
+func (s *Server) current() *snapshot { return s.snap.Load() }
+
+// Reload loads the snapshot data/latest points at, when it changed. A
+// failed load keeps the snapshot being served.
+func (s *Server) Reload() error {
+	s.reloadMu.Lock()
+	defer s.reloadMu.Unlock()
+	target, err := os.Readlink(filepath.Join(s.public, "data", "latest"))
+	if err != nil {
+		return fmt.Errorf("no data/latest yet: %w", err)
+	}
+	version := filepath.Base(target)
+	if cur := s.current(); cur.version == version {
+		return nil
+	}
+	files, err := loadFiles(s.public)
+	if err != nil {
+		return fmt.Errorf("load %s: %w", s.public, err)
+	}
+	sums, err := manifestSums(filepath.Join(s.public, "data", version, "manifest.json"), version)
+	if err != nil {
+		return err
+	}
+	s.snap.Store(&snapshot{version: version, files: files, sha256: sums})
+	s.log.Info("snapshot loaded", "version", version, "files", len(files))
+	return nil
+}
+
+// manifestSums reads the sha256 of every file of a version folder.
+func manifestSums(path, version string) (map[string]string, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("read manifest: %w", err)
+	}
+	var m struct {
+		Files []struct {
+			Path   string `json:"path"`
+			SHA256 string `json:"sha256"`
+		} `json:"files"`
+	}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("manifest %s: %w", path, err)
+	}
+	out := map[string]string{}
+	for _, f := range m.Files {
+		out[version+"/"+strings.TrimPrefix(f.Path, "/")] = f.SHA256
+	}
+	return out, nil
+}
+
+// Watch reloads the snapshot whenever data/latest moves, until ctx ends.
+func (s *Server) Watch(ctx context.Context) {
+	t := time.NewTicker(s.cfg.Reload)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			if err := s.Reload(); err != nil && !errors.Is(err, os.ErrNotExist) {
+				s.log.Warn("snapshot reload failed; still serving the previous one", "error", err)
+			}
+		}
+	}
+}
+
+// caller returns the keyed hash standing for the client's network: the
+// address for IPv4, the /64 for IPv6. The raw address goes no further.
+func (s *Server) caller(r *http.Request) string {
+	addr := r.RemoteAddr
+	if s.cfg.TrustProxy {
+		if xff := r.Header.Get("X-Forwarded-For"); xff != "" {
+			parts := strings.Split(xff, ",")
+			addr = strings.TrimSpace(parts[len(parts)-1])
+		}
+	}
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	ip, err := netip.ParseAddr(strings.Trim(host, "[]"))
+	if err != nil {
+		return s.state.Key("unknown")
+	}
+	ip = ip.Unmap()
+	if ip.Is6() {
+		p, _ := ip.Prefix(64)
+		return s.state.Key(p.String())
+	}
+	return s.state.Key(ip.String())
+}
+
+// link makes a path absolute when a base URL is configured.
+func (s *Server) link(p string) string { return s.cfg.BaseURL + p }
+
+// Handler returns the HTTP handler with every route.
+func (s *Server) Handler() http.Handler {
+	mux := http.NewServeMux()
+	s.routes(mux)
+	return cors(mux)
 }

@@ -51,8 +51,8 @@ is interrupted or killed resumes where it stopped when run again with the same
 	}
 	f := cmd.Flags()
 	f.StringVar(&opts.stores, "stores", envOr("SVC_STORES", ""), "CSV of stores to check: host,name,category,source (env SVC_STORES)")
-	f.StringVar(&opts.runID, "run", envOr("SVC_RUN", time.Now().UTC().Format("2006-01-02")), "run id: the folder under DATA/work/ (env SVC_RUN; default today, UTC)")
 	f.IntVar(&opts.concurrency, "concurrency", 16, "stores checked at once")
+	registerRunFlag(cmd, &opts.runID)
 	opts.ucpFlags.register(cmd)
 	return cmd
 }
@@ -109,3 +109,5 @@ func validRunID(id string) error {
 	}
 	return nil
 }
+
+func todayUTC() string { return time.Now().UTC().Format("2006-01-02") }

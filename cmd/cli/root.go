@@ -121,6 +121,8 @@ var commands = []func(*globals) *cobra.Command{
 	newDemoCmd,
 	newProbeCmd,
 	newCrawlCmd,
+	newSnapshotCmd,
+	newSQLCmd,
 	newUCPCmd,
 	newFixturesCmd,
 	newFetchCmd,

@@ -1,0 +1,177 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"svc/datasets"
+	"svc/pipeline/check"
+	"svc/publish"
+)
+
+// MethodVersion is the version of the whole measuring method published in
+// the manifest: the check engine's method plus the aggregation's. It
+// changes whenever a published figure would change for the same stores.
+const MethodVersion = "svc-method/1 (" + check.MethodVersion + ")"
+
+// Changelog lists the method's versions, newest first; the manifest carries
+// it so a researcher can tell why figures moved.
+var Changelog = []publish.ChangelogEntry{{
+	MethodVersion: MethodVersion,
+	Date:          "2026-11-21",
+	Changes: []string{
+		"First published method: plain-HTTP store check (catalog, cart link, UCP, WebMCP, storefront MCP, robots, product data, policies, walls).",
+		"UCP profiles validated against the UCP 2026-08-25 schema and spec rules.",
+	},
+}}
+
+// SnapshotOptions configure Snapshot.
+type SnapshotOptions struct {
+	DataDir string // DIR: the run is read from DIR/work/<RunID>, published to DIR/public
+	RunID   string
+	BaseURL string // prefix of the manifest's download URLs; "" for root-relative
+	// Files are published beside the run's own files (e.g. the OpenAPI
+	// description and MCP card the server ships).
+	Files []publish.File
+}
+
+// frozenPrefixes are published paths that never change once written.
+var frozenPrefixes = []string{"data/svc-100/"}
+
+// Snapshot publishes a run's aggregate output (DIR/work/<run>/out) as one
+// version of the artifact tree. The version is the run's date; when that
+// date already holds a different snapshot, the first free date.N is used,
+// so a second run on one day never overwrites the first. Publishing the
+// same run again is a no-op that returns the same version.
+func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error) {
+	ri, err := ReadRun(opts.DataDir, opts.RunID)
+	if err != nil {
+		return nil, err
+	}
+	out := filepath.Join(RunDir(opts.DataDir, opts.RunID), OutDir)
+	if _, err := os.Stat(out); err != nil {
+		return nil, fmt.Errorf("snapshot %s: no aggregate output in %s: run `svc aggregate --run %s` first", opts.RunID, out, opts.RunID)
+	}
+	tables, err := readOutTables(filepath.Join(RunDir(opts.DataDir, opts.RunID), OutTables))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
+	}
+	files, err := readOutFiles(filepath.Join(RunDir(opts.DataDir, opts.RunID), OutFiles))
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
+	}
+	files = append(files, opts.Files...)
+	var weekly *publish.Edition
+	if b, err := os.ReadFile(filepath.Join(RunDir(opts.DataDir, opts.RunID), OutWeekly, ri.Date+".json")); err == nil {
+		weekly = &publish.Edition{Date: ri.Date, Body: b}
+	} else if !errors.Is(err, os.ErrNotExist) {
+		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
+	}
+	st, err := publish.NewDirStore(filepath.Join(opts.DataDir, "public"))
+	if err != nil {
+		return nil, err
+	}
+	snap := &publish.Snapshot{
+		MethodVersion: MethodVersion,
+		BaseURL:       opts.BaseURL,
+		Tables:        tables,
+		Files:         files,
+		Weekly:        weekly,
+		Changelog:     Changelog,
+	}
+	for n := 0; n < 1000; n++ {
+		snap.Version = ri.Date
+		if n > 0 {
+			snap.Version = fmt.Sprintf("%s.%d", ri.Date, n)
+		}
+		res, err := publish.Publish(ctx, st, snap)
+		if errors.Is(err, publish.ErrVersionExists) {
+			continue
+		}
+		return res, err
+	}
+	return nil, fmt.Errorf("snapshot %s: every version %s.1 to .999 is taken", opts.RunID, ri.Date)
+}
+
+// readOutTables reads every out/tables/<name>.parquet with its table
+// definition; a file no definition names is an error, not silently dropped.
+func readOutTables(dir string) ([]*datasets.Columns, error) {
+	defs := map[string]*datasets.Table{}
+	for _, t := range datasets.All() {
+		defs[t.Name] = t
+	}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var out []*datasets.Columns
+	for _, e := range ents {
+		name, ok := strings.CutSuffix(e.Name(), ".parquet")
+		if !ok || e.IsDir() {
+			continue
+		}
+		t, ok := defs[name]
+		if !ok {
+			return nil, fmt.Errorf("%s: no table definition named %q in datasets", filepath.Join(dir, e.Name()), name)
+		}
+		f, err := os.Open(filepath.Join(dir, e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		fi, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, err
+		}
+		c, err := datasets.ReadParquet(f, fi.Size(), t)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
+		}
+		out = append(out, c)
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s holds no tables", dir)
+	}
+	return out, nil
+}
+
+// readOutFiles reads every file under out/files as a publish.File at its
+// path relative to out/files.
+func readOutFiles(dir string) ([]publish.File, error) {
+	var out []publish.File
+	err := filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if errors.Is(err, os.ErrNotExist) && path == dir {
+				return filepath.SkipDir
+			}
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		rel = filepath.ToSlash(rel)
+		f := publish.File{Path: rel, Data: b}
+		for _, p := range frozenPrefixes {
+			f.Frozen = f.Frozen || strings.HasPrefix(rel, p)
+		}
+		out = append(out, f)
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out, err
+}

@@ -1,0 +1,171 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"svc/pipeline/check"
+	"svc/pipeline/fetch"
+	"svc/serve/state"
+)
+
+// CheckTTL is how long a live check is served from the per-host cache.
+const CheckTTL = 24 * time.Hour
+
+// RecordCheck is the state-log type of a fresh live check. The pipeline
+// reads these records to bring fresh checks into the next snapshot.
+const RecordCheck = "check"
+
+// checkCache holds the newest live check of each host; it is rebuilt from
+// the state log at start, so a restart loses no entry.
+type checkCache struct {
+	mu sync.RWMutex
+	m  map[string]*check.Result
+}
+
+func newCheckCache() *checkCache { return &checkCache{m: map[string]*check.Result{}} }
+
+func (c *checkCache) replay(rec state.Record, now time.Time) {
+	if rec.Type != RecordCheck {
+		return
+	}
+	var r check.Result
+	if json.Unmarshal(rec.Data, &r) != nil || r.Host == "" || now.Sub(r.CheckedAt) >= CheckTTL {
+		return
+	}
+	c.put(&r)
+}
+
+func (c *checkCache) put(r *check.Result) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[r.Host]; !ok || !old.CheckedAt.After(r.CheckedAt) {
+		c.m[r.Host] = r
+	}
+}
+
+// get returns the host's check when it is younger than CheckTTL.
+func (c *checkCache) get(host string, now time.Time) (*check.Result, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	r, ok := c.m[host]
+	if !ok || now.Sub(r.CheckedAt) >= CheckTTL {
+		return nil, false
+	}
+	return r, true
+}
+
+// latest returns the host's newest live check whatever its age.
+func (c *checkCache) latest(host string) (*check.Result, bool) {
+	c.mu.RLock()
+	defer c.mu.RUnlock()
+	r, ok := c.m[host]
+	return r, ok
+}
+
+// CheckAnswer is the live check's answer (spec 2.1): the engine's result
+// plus whether it came from the 24-hour cache and where it is saved.
+type CheckAnswer struct {
+	*check.Result
+	Cached    bool   `json:"cached"`
+	ResultURL string `json:"resultUrl"`
+}
+
+// liveCheckTimeout bounds one whole live check (each request has 6 s).
+const liveCheckTimeout = 90 * time.Second
+
+// CanAgentCheckout is the live check shared by GET /api/agent-checkout and
+// the can_agent_checkout tool: limits, the per-host cache, one check per
+// host at a time, and a durable record of every fresh check.
+func (s *Server) CanAgentCheckout(ctx context.Context, caller, rawURL string) (*CheckAnswer, error) {
+	if strings.TrimSpace(rawURL) == "" {
+		return nil, fail(ErrInvalid, "url is required: pass the store's public homepage or a product URL, e.g. ?url=https://shop.example/")
+	}
+	u, err := fetch.ParseURL(rawURL)
+	if err != nil {
+		return nil, unsafeURL(err)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	if err := s.limits.take(caller, 1, quotaCheckoutReads, quotaSiteReads); err != nil {
+		return nil, err
+	}
+	if r, ok := s.cache.get(host, s.now()); ok {
+		return &CheckAnswer{Result: r, Cached: true, ResultURL: s.storeLink(host)}, nil
+	}
+	if s.cfg.Engine == nil {
+		return nil, fail(ErrUnavailable, "live checks are unavailable on this server; saved results remain readable")
+	}
+	if !s.claim(host) {
+		return nil, &apiError{kind: ErrBusy, retryAfter: 10,
+			message: "a check of " + host + " is already running; retry in a few seconds for its cached result"}
+	}
+	defer s.release(host)
+	// The cache may have been filled while we waited for the claim.
+	if r, ok := s.cache.get(host, s.now()); ok {
+		return &CheckAnswer{Result: r, Cached: true, ResultURL: s.storeLink(host)}, nil
+	}
+	if err := s.limits.take(caller, 1, quotaFreshChecks, quotaSiteFresh); err != nil {
+		return nil, err
+	}
+	// The check outlives a client that hangs up: its result is cached and
+	// saved for the next caller.
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), liveCheckTimeout)
+	defer cancel()
+	res, err := s.cfg.Engine.Check(cctx, u.String())
+	if err != nil {
+		if errors.Is(err, fetch.ErrRefused) {
+			return nil, unsafeURL(err)
+		}
+		return nil, fail(ErrUnavailable, "the check could not run; try again later")
+	}
+	if err := s.state.Append(RecordCheck, res.CheckedAt, res); err != nil {
+		s.log.Error("save live check", "error", err)
+		return nil, fail(ErrUnavailable, "the check ran but could not be saved; try again later")
+	}
+	s.cache.put(res)
+	return &CheckAnswer{Result: res, ResultURL: s.storeLink(host)}, nil
+}
+
+func (s *Server) claim(host string) bool {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	if s.inflight[host] {
+		return false
+	}
+	s.inflight[host] = true
+	return true
+}
+
+func (s *Server) release(host string) {
+	s.inflightMu.Lock()
+	defer s.inflightMu.Unlock()
+	delete(s.inflight, host)
+}
+
+// unsafeURL turns a refusal of the safe client into a 400 that says why.
+func unsafeURL(err error) error {
+	if r, ok := fetch.IsRefused(err); ok {
+		return fail(ErrInvalid, "invalid or unsafe store URL: %s", r.Reason)
+	}
+	return fail(ErrInvalid, "invalid or unsafe store URL")
+}
+
+// storeLink is the page of a store's saved result.
+func (s *Server) storeLink(host string) string {
+	return s.link("/stores/" + url.PathEscape(host) + "/")
+}
+
+func (s *Server) agentCheckout(w http.ResponseWriter, r *http.Request) error {
+	ans, err := s.CanAgentCheckout(r.Context(), s.caller(r), r.URL.Query().Get("url"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, ans)
+}

@@ -1,0 +1,50 @@
+package serve
+
+import (
+	"net/http"
+	"strings"
+)
+
+// route is one registered endpoint; the list is also what the OpenAPI
+// description is checked against.
+type route struct {
+	pattern string // method and path, as http.ServeMux takes it
+	handler func(s *Server) handlerFunc
+}
+
+// routes lists every endpoint, in one place.
+var routeTable = []route{
+	{"GET /api/agent-checkout", func(s *Server) handlerFunc { return s.agentCheckout }},
+	{"GET /api/agent-checkout/adoption", func(s *Server) handlerFunc { return s.adoption }},
+	{"GET /api/ucp/validate", func(s *Server) handlerFunc { return s.ucpValidateGet }},
+	{"POST /api/ucp/validate", func(s *Server) handlerFunc { return s.ucpValidatePost }},
+	{"GET /api/protocols", func(s *Server) handlerFunc { return s.protocols }},
+	{"GET /api/leaderboard", func(s *Server) handlerFunc { return s.leaderboard }},
+	{"GET /api/weekly/agent-checkout.json", func(s *Server) handlerFunc { return s.weeklyLatest }},
+	{"GET /api/weekly/agent-checkout/{edition}", func(s *Server) handlerFunc { return s.weeklyEdition }},
+	{"GET /data/{path...}", func(s *Server) handlerFunc { return s.dataFile }},
+}
+
+// routes registers every endpoint. GET patterns also answer HEAD.
+func (s *Server) routes(mux *http.ServeMux) {
+	for _, rt := range routeTable {
+		mux.Handle(rt.pattern, s.adapt(rt.pattern, rt.handler(s)))
+	}
+	// Everything else: a JSON 405 when the path exists for another method,
+	// else a JSON 404.
+	mux.Handle("/", s.adapt("not found", func(w http.ResponseWriter, r *http.Request) error {
+		var allow []string
+		for _, m := range []string{http.MethodGet, http.MethodPost} {
+			r2 := r.Clone(r.Context())
+			r2.Method = m
+			if _, p := mux.Handler(r2); p != "/" {
+				allow = append(allow, m)
+			}
+		}
+		if len(allow) > 0 {
+			w.Header().Set("Allow", strings.Join(allow, ", "))
+			return fail(ErrMethod, "%s is not allowed on %s; use %s", r.Method, r.URL.Path, strings.Join(allow, " or "))
+		}
+		return fail(ErrNotFound, "no such endpoint: %s %s (see /openapi.json)", r.Method, r.URL.Path)
+	}))
+}

@@ -1,0 +1,100 @@
+package serve
+
+import (
+	"net/http"
+	"regexp"
+)
+
+// Paths of the precomputed answers under public/, as the aggregate stage
+// writes them.
+const (
+	fileAdoption       = "api/agent-checkout/adoption.json"
+	fileProtocols      = "api/protocols.json"
+	fileLeaderboard    = "api/leaderboard.json"
+	fileLeaderboardCSV = "api/leaderboard.csv"
+	fileLeaderboardGrd = "api/leaderboard-stores.json"
+	fileWeeklyLatest   = "api/weekly/agent-checkout.json"
+	dirWeekly          = "api/weekly/agent-checkout/"
+)
+
+// precomputed serves one precomputed file of the current snapshot, or 503
+// when no snapshot holds it yet.
+func (s *Server) precomputed(w http.ResponseWriter, r *http.Request, name, cacheControl string) error {
+	f := s.current().files[name]
+	if f == nil {
+		return fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
+	}
+	return serveFile(w, r, f, cacheControl)
+}
+
+func (s *Server) protocols(w http.ResponseWriter, r *http.Request) error {
+	return s.precomputed(w, r, fileProtocols, cacheFiveMinutes)
+}
+
+// adoption repeats asOf in the x-svc-data-as-of header (spec 4.1).
+func (s *Server) adoption(w http.ResponseWriter, r *http.Request) error {
+	f := s.current().files[fileAdoption]
+	if f == nil {
+		return fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
+	}
+	if asOf := jsonField(f.body, "asOf"); asOf != "" {
+		w.Header().Set("X-Svc-Data-As-Of", asOf)
+	}
+	return serveFile(w, r, f, cacheFiveMinutes)
+}
+
+// leaderboard serves the leaderboard JSON, its 100-store grid (stores=1) or
+// its CSV (format=csv).
+func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) error {
+	q := r.URL.Query()
+	name := fileLeaderboard
+	switch q.Get("format") {
+	case "", "json":
+	case "csv":
+		name = fileLeaderboardCSV
+	default:
+		return fail(ErrInvalid, "format must be csv (or left out for JSON)")
+	}
+	switch q.Get("stores") {
+	case "", "0", "false":
+	case "1", "true":
+		if name == fileLeaderboardCSV {
+			return fail(ErrInvalid, "stores=1 is for the JSON answer; the CSV already lists every store and path")
+		}
+		name = fileLeaderboardGrd
+	default:
+		return fail(ErrInvalid, "stores must be 1 to include the 100-store grid")
+	}
+	return s.precomputed(w, r, name, cacheFiveMinutes)
+}
+
+func (s *Server) weeklyLatest(w http.ResponseWriter, r *http.Request) error {
+	return s.precomputed(w, r, fileWeeklyLatest, cacheWeeklyLatest)
+}
+
+var editionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
+
+// weeklyEdition serves one frozen edition; 404 when none has that date.
+func (s *Server) weeklyEdition(w http.ResponseWriter, r *http.Request) error {
+	ed := r.PathValue("edition")
+	if !editionRE.MatchString(ed) {
+		return fail(ErrNotFound, "no edition %q: editions are named YYYY-MM-DD.json after their post date", ed)
+	}
+	f := s.current().files[dirWeekly+ed]
+	if f == nil {
+		return fail(ErrNotFound, "no weekly edition was posted on %s", ed[:10])
+	}
+	return serveFile(w, r, f, cacheImmutable)
+}
+
+// publicFile serves a precomputed file at its own path (/.well-known/...,
+// /openapi.json, the published pages).
+func (s *Server) publicFile(name, cacheControl string) handlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) error {
+		f := s.current().files[name]
+		if f == nil {
+			return fail(ErrNotFound, "not published yet")
+		}
+		return serveFile(w, r, f, cacheControl)
+	}
+}
