@@ -38,14 +38,15 @@ func (t *Table) ParquetSchema() *parquet.Schema {
 	for i, c := range t.Columns {
 		n := leafNode(c.Type)
 		// Integers (counts, scores, times, days) are small or ordered, so
-		// delta encoding shrinks them before zstd sees them; booleans are
-		// run-length encoded. Strings stay plain: parquet-go's dictionary
-		// encoding measured bigger and slower here.
+		// delta encoding shrinks them before zstd sees them. Booleans stay
+		// plain: parquet-go's RLE boolean encoder writes a run of trues as
+		// 0xFF where the format wants 1, and DuckDB then refuses the file
+		// ("Payload value bigger than allowed") once eight trues follow
+		// each other. Strings stay plain: parquet-go's dictionary encoding
+		// measured bigger and slower here.
 		switch c.Type {
 		case Int64, Timestamp, Date:
 			n = parquet.Encoded(n, &parquet.DeltaBinaryPacked)
-		case Bool:
-			n = parquet.Encoded(n, &parquet.RLE)
 		}
 		if c.Nullable {
 			n = parquet.Optional(n)

@@ -46,8 +46,9 @@ func storeRows(n int, seed string) []datasets.Row {
 		if i%3 != 0 {
 			buy = i%2 == 0
 		}
-		rows[i] = datasets.Row{h, "Shop " + seed, "apparel", nil, "seed", buy, buy, nil, score,
+		row := datasets.Row{h, "Shop " + seed, "apparel", nil, "seed", buy, buy, nil, score,
 			nil, buy, nil, false, nil, at.Add(time.Duration(i) * time.Second)}
+		rows[i] = append(row, make(datasets.Row, len(datasets.StoreAnswers.Columns)-len(row))...)
 	}
 	return rows
 }

@@ -21,5 +21,14 @@ SELECT
     CASE WHEN i % 3 = 0 THEN 'Publish a UCP profile at /.well-known/ucp' END AS fix,
     CASE WHEN i % 13 <> 0
         THEN make_timestamp(epoch_us(TIMESTAMP '2026-05-04') + i * 1000003)::TIMESTAMPTZ
-    END AS checked_at
+    END AS checked_at,
+    NULL::VARCHAR AS verdict,
+    NULL::VARCHAR AS svc_url,
+    NULL::VARCHAR AS fix_code,
+    NULL::BOOLEAN AS catalog_answered,
+    NULL::BOOLEAN AS product_found,
+    NULL::BOOLEAN AS storefront_mcp,
+    NULL::VARCHAR AS ucp_status,
+    NULL::VARCHAR AS checkout_webmcp_status,
+    NULL::VARCHAR AS score_inputs
 FROM range(getvariable('bench_rows')) AS t(i);
