@@ -20,29 +20,52 @@ func opt(name string, typ Type, desc string) Column {
 var hostColumn = req("host", String,
 	"Store hostname, lower case, without scheme, port or trailing dot.")
 
-// StoreAnswers is one plain answer per store: the first file to use.
+// StoreAnswers is one plain answer per store: the first file to use. Its
+// first fifteen columns are the ones the skeleton fixed (benchmarks and
+// publish tests build rows positionally); columns added later go at the end.
 var StoreAnswers = &Table{
 	Name:  "store_answers",
 	Title: "Store answers",
 	Description: "One plain answer per store: can AI agents reach checkout, the readiness score and both buy lanes. " +
-		"The first file to use. Null means not measured.",
+		"The first file to use. Null means not measured. " +
+		"score (0-100) is computed from measured readiness signals only: catalog_answered 25, a valid UCP profile 20, " +
+		"complete product data 15, product_found 10, webmcp 10, all four policy pages 10, robots.txt allowing the " +
+		"user-initiated agents (ChatGPT-User, Claude-User, Perplexity-User) 10. score = round(100 x (sum of the weights " +
+		"of the measured signals that hold) / (sum of the weights of the measured signals)); unmeasured signals are left " +
+		"out of both sums, never counted as 0. A store whose edge blocked the check scores 0 (agents cannot reach it); " +
+		"a host that is unreachable, parked, redirects to another brand or whose check failed has a null score. " +
+		"The buy lanes and the cart link are reported beside the score and never change it.",
 	Key: []string{"host"},
 	Columns: []Column{
 		hostColumn,
 		opt("name", String, "Store name as listed in the directory."),
 		opt("category", String, "Directory category slug (for example apparel, footwear, beauty)."),
-		opt("platform", String, "Detected commerce platform (for example shopify, woocommerce, custom); null when not detected."),
+		opt("platform", String, "Detected commerce platform (shopify, woocommerce, magento, bigcommerce or custom); null when the homepage could not be checked as a shop."),
 		req("source", String, "How the store entered the dataset; see stores.source."),
-		opt("agents_can_buy", Bool, "True when either buy lane reached checkout or the cart. Not a completed order; null when neither lane was measured."),
-		opt("buy_agent_catalog", Bool, "buy.agent_catalog lane: a plain-HTTP hosted-platform catalog/cart check plus a valid UCP profile reached the cart. Not a browser session."),
-		opt("buy_browser", Bool, "buy.browser lane: the service's browser shoppers reached the cart or checkout."),
-		opt("score", Int64, "Readiness score 0-100 from measured signals only; null when nothing was measured."),
-		opt("cart_link", Bool, "The catalog check returned a checkout link (boolean only; no URL is ever stored)."),
-		opt("ucp_valid", Bool, "The store's UCP profile validated against the UCP 2026-08-25 schema and rules."),
-		opt("webmcp", Bool, "A storefront WebMCP adapter was detected in the server HTML."),
+		opt("agents_can_buy", Bool, "True when either buy lane reached checkout or the cart; false when a lane was measured and none reached it. Not a completed order; null when neither lane was measured."),
+		opt("buy_agent_catalog", Bool, "buy.agent_catalog lane: the plain-HTTP hosted-platform catalog/cart check returned a checkout link (cart_link) and the UCP profile is valid (ucp_valid). False when either was measured and failed; null otherwise. Not a browser session."),
+		opt("buy_browser", Bool, "buy.browser lane: the service's browser shoppers reached the cart or checkout (stopped before payment); null when no browser run covered the store."),
+		opt("score", Int64, "Readiness score 0-100 from measured signals only (formula in the table description); null when nothing was measured."),
+		opt("cart_link", Bool, "The catalog check's cart returned a checkout link (boolean only; no URL is ever stored)."),
+		opt("ucp_valid", Bool, "The store's UCP profile validated against the UCP 2026-08-25 schema and rules; false when the profile is invalid or missing; null when it could not be read. Not certification."),
+		opt("webmcp", Bool, "A storefront WebMCP adapter was detected in the server HTML (not a browser session)."),
 		opt("blocked", Bool, "The store blocked the check (bot wall, challenge or rate limit)."),
-		opt("fix", String, "The one recommended fix."),
+		opt("fix", String, "The one recommended fix, in words."),
 		opt("checked_at", Timestamp, "When the store was last checked (UTC)."),
+		opt("verdict", String, "The plain answer: agents_can_buy (a buy lane reached the cart or checkout), "+
+			"cart_without_valid_ucp (the cart returned a checkout link but the UCP profile is not valid), "+
+			"catalog_throttled (the catalog answered empty with throttle signals: not an empty catalog), "+
+			"catalog_only (a catalog answered with a priced product; no lane reached the cart), "+
+			"no_agent_catalog (the store answered but no catalog with a product did), blocked, not_a_store "+
+			"(parked or redirects to another brand), unreachable, or check_failed."),
+		opt("svc_url", String, "The store's saved answer on svc (GET /api/store?host=...)."),
+		opt("fix_code", String, "Code of the one recommended fix (see checks.fix_code)."),
+		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer over plain HTTP (storefront MCP, /products.json or a Store API)."),
+		opt("product_found", Bool, "The catalog answer held a product with a name and a price; null when throttled or no catalog answered."),
+		opt("storefront_mcp", Bool, "The hosted platform's storefront MCP endpoint listed catalog tools (an agent catalog)."),
+		opt("ucp_status", String, "UCP profile verdict: valid, invalid, missing, unreachable or not_checked."),
+		opt("checkout_webmcp_status", String, "Checkout WebMCP (platform only): evidence, inferred (from the platform) or unknown; null when the platform was not measured."),
+		opt("score_inputs", Int64, "How many of the score's seven signals were measured and used (1 for a blocked store, 0 when score is null)."),
 	},
 }
 
@@ -57,115 +80,145 @@ var Stores = &Table{
 		opt("name", String, "Store name."),
 		opt("category", String, "Directory category slug."),
 		req("source", String, "How the store entered the dataset: seed, submitted, third-party-list, map-derived, campaign or opted-out."),
-		opt("country", String, "ISO 3166-1 alpha-2 country the store sells to, when known."),
+		opt("country", String, "ISO 3166-1 alpha-2 country the store sells to, when known (not recorded by the current method: null)."),
 		opt("svc100_id", String, "Id in the SVC-100 v1 test set (svc100-v1-NNN) when the store is one of the 100."),
-		opt("added_on", Date, "Day the store joined the directory (UTC)."),
+		opt("added_on", Date, "Snapshot date of the first pipeline run whose directory listed the store (UTC)."),
 	},
 }
 
-// UCPValidations holds one UCP profile validation per store.
-// The UCP validator issue fills in the report columns.
+// UCPValidations holds one UCP profile validation per store, written by
+// the validate stage (pipeline.Validate) and copied as is by aggregate.
 var UCPValidations = &Table{
-	Name:        "ucp_validations",
-	Title:       "UCP validations",
-	Description: "One UCP profile validation per store against the UCP 2026-08-25 schema and spec rules. Validation is not certification.",
-	Key:         []string{"host"},
+	Name:  "ucp_validations",
+	Title: "UCP validations",
+	Description: "One UCP profile validation per store against the UCP 2026-08-25 schema and spec rules, with the full report " +
+		"(spec 2.4). Validation is not certification: a valid profile does not prove that its endpoints work. " +
+		"Hosts whose homepage gave no HTTP answer in the crawl are not fetched again: their status is unreachable and report is null.",
+	Key: []string{"host"},
 	Columns: []Column{
 		hostColumn,
-		opt("profile_url", String, "URL the profile was fetched from."),
-		opt("declared_version", String, "UCP version the profile declares."),
-		opt("valid", Bool, "The profile validated with no errors; null when no profile was found."),
-		opt("errors", Int64, "Number of errors."),
-		opt("warnings", Int64, "Number of warnings."),
-		opt("info", Int64, "Number of info items."),
-		opt("schema_source", String, "Where the schema came from (local folder or ucp.dev)."),
-		opt("report", JSON, "The full validation report."),
+		opt("status", String, "valid, invalid, missing (404, 410 or an HTML page), unreachable (no answer, 5xx, a wall) or not_checked (the store check itself failed)."),
+		opt("profile_url", String, "URL the profile was fetched from (https://<host>/.well-known/ucp)."),
+		opt("http_status", Int64, "HTTP status of the profile answer; null when none came."),
+		opt("declared_version", String, "ucp.version the profile declares."),
+		opt("valid", Bool, "The profile passed the JSON Schema and every error-level rule; null when no profile was read."),
+		opt("counts_in_directory", Bool, "The directory's lighter count: a dated version and a dev.ucp.shopping service (spec 4.2.3); null when no profile was read."),
+		opt("errors", Int64, "Number of error items in the report."),
+		opt("warnings", Int64, "Number of warning items in the report."),
+		opt("info", Int64, "Number of info items in the report."),
+		opt("schema_source", String, "Where the schema came from: folder (a local copy of ucp.dev) or official (ucp.dev, cached)."),
+		opt("fetch_error", String, "Why the profile could not be read, as a class (timeout, too_large, tls, connection_failed, homepage_unreachable); never a raw error or an address."),
+		opt("report", JSON, "The full validation report (spec 2.4): valid, schema, declaredVersion, counts, errors, warnings, info, summary, httpChecks, profile, schemaSource, note."),
 		opt("checked_at", Timestamp, "When the profile was validated (UTC)."),
 	},
 }
 
-// AgentFacts holds typed decisions read from a store's pages.
+// AgentFacts holds typed decisions read from a store's saved check.
 var AgentFacts = &Table{
 	Name:  "agent_facts",
 	Title: "Agent facts",
-	Description: "Typed decisions from a stored plain-HTTP page scrape: use-case mention, price clarity, " +
-		"agent-friendly description, cart-blocker suspicion and readiness score, each with a confidence and an evidence hash.",
+	Description: "Typed decisions from the stored plain-HTTP check of each store: use_case_mention, price_clarity, " +
+		"agent_friendly_description, cart_blocker_suspicion and readiness_score, each with a confidence and the sha256 " +
+		"of its evidence (the evidence column holds the exact bytes hashed). A decision the saved evidence cannot " +
+		"support is null, with a note saying why; the current method saves no page text, so use_case_mention and " +
+		"agent_friendly_description are null for every store.",
 	Key: []string{"host", "fact"},
 	Columns: []Column{
 		hostColumn,
 		req("fact", String, "Decision type: use_case_mention, price_clarity, agent_friendly_description, cart_blocker_suspicion or readiness_score."),
-		opt("value", JSON, "The decision."),
-		opt("confidence", Float64, "Confidence 0-1."),
-		opt("evidence_sha256", String, "sha256 (hex) of the evidence the decision was read from."),
-		opt("source_url", String, "Page the evidence came from."),
-		opt("checked_at", Timestamp, "When the page was read (UTC)."),
+		opt("value", JSON, "The decision: price_clarity a string (clear, price_without_currency, no_price, no_product); "+
+			"cart_blocker_suspicion an object {suspected, reasons}; readiness_score the store_answers score."),
+		opt("confidence", Float64, "Confidence 0-1 in the decision, by a documented rule per fact (see note)."),
+		opt("evidence_sha256", String, "sha256 (hex) of the evidence column's text."),
+		opt("evidence", JSON, "The saved check fields the decision was read from, as compact JSON."),
+		opt("source_url", String, "Page the evidence came from: the product page for price_clarity, else the homepage."),
+		opt("checked_at", Timestamp, "When the store was checked (UTC)."),
+		opt("note", String, "How the decision and its confidence were made, or why it is null."),
 	},
 }
 
 // ProductData holds one product-data read per store.
 var ProductData = &Table{
-	Name:        "product_data",
-	Title:       "Product data",
-	Description: "Product data per store from Product JSON-LD, or the public products.json when the page has none, and vendor readiness read from saved public evidence (not vendor approval).",
-	Key:         []string{"host"},
+	Name:  "product_data",
+	Title: "Product data",
+	Description: "Product data per store from Product JSON-LD on a product page, or the public products.json when the page has none, " +
+		"and vendor readiness: a search-vendor agentic-checkout readiness read from that saved public product data. " +
+		"Vendor readiness is not vendor approval; merchant feed eligibility cannot be checked from outside.",
+	Key: []string{"host"},
 	Columns: []Column{
 		hostColumn,
-		opt("product_url", String, "Product page read."),
-		opt("source", String, "json-ld or products.json."),
-		opt("product_data", JSON, "The product fields found."),
-		opt("vendor_readiness", JSON, "vendorReadiness: search-vendor agentic-checkout readiness read from saved public evidence."),
+		opt("product_url", String, "Product page read, when the data came from JSON-LD."),
+		opt("source", String, "jsonld (a product page) or products_json; null when no product data was found."),
+		opt("product_data", JSON, "The product fields found: {name, price, currency, availability, gtin, sku, image, complete}; null when not measured."),
+		opt("vendor_readiness_status", String, "ready (name, price, currency, availability, GTIN or SKU and image all present), partial (a product with some missing), not_ready (no product data found)."),
+		opt("vendor_readiness", JSON, "vendorReadiness: {status, present, missing, basis, note}, read from the saved public product data; not vendor approval."),
 		opt("checked_at", Timestamp, "When the product data was read (UTC)."),
 	},
 }
 
 // Policies holds the policy pages found per store.
 var Policies = &Table{
-	Name:        "policies",
-	Title:       "Policies",
-	Description: "Store policy pages (returns, shipping, privacy, terms) found by the plain-HTTP check.",
-	Key:         []string{"host", "policy"},
+	Name:  "policies",
+	Title: "Policies",
+	Description: "Store policy pages (returns, shipping, privacy, terms) linked from the homepage, as found by the plain-HTTP check: " +
+		"four rows per store. found is null when the homepage could not be checked as a shop.",
+	Key: []string{"host", "policy"},
 	Columns: []Column{
 		hostColumn,
 		req("policy", String, "Policy kind: returns, shipping, privacy or terms."),
-		opt("found", Bool, "A policy page of this kind was found."),
-		opt("url", String, "Policy page URL."),
+		opt("found", Bool, "A policy page of this kind is linked from the homepage and answers."),
 		opt("checked_at", Timestamp, "When the policy was read (UTC)."),
 	},
 }
 
-// LeaderboardResults holds one row per agent run and SVC-100 store.
+// LeaderboardResults holds one row per agent run and SVC-100 store
+// (written by pipeline/leaderboard).
 var LeaderboardResults = &Table{
 	Name:  "leaderboard_results",
 	Title: "Leaderboard results",
-	Description: "Cart outcomes over the SVC-100 v1 test set per agent run, stopped before payment: the service's own runs " +
-		"and unverified outside submissions (verified false).",
+	Description: "Cart outcomes over the SVC-100 v1 test set, one row per agent run and store, stopped before payment: " +
+		"the service's own measured runs (browser shoppers A-E, the UCP path, the storefront MCP path) and unverified, " +
+		"self-reported outside submissions (verified false). A cart success (added_to_cart or checkout_reached) is not an order.",
 	Key: []string{"run_id", "store_id"},
 	Columns: []Column{
-		req("run_id", String, "Run id."),
+		req("run_id", String, "Run id: svc-ucp-<run> or svc-mcp-<run> for the pipeline's own runs, the file name of an imported browser run (fixture-browser-a for fixture data), sub-<hex> for an outside submission."),
+		req("store_id", String, "SVC-100 v1 store id (svc100-v1-NNN)."),
+		req("host", String, "Store hostname, from svc-100.csv."),
+		opt("path_id", String, "Leaderboard path of the service's own runs: browser-a to browser-e, ucp or mcp; null for outside submissions."),
 		req("agent", String, "Agent name."),
+		opt("agent_version", String, "Agent version, when given."),
+		opt("agent_model", String, "Model the agent used, when given."),
 		req("path", String, "Agent path: browser, ucp, mcp, acp, api or other."),
 		req("verified", Bool, "True for the service's own measured runs; false for unverified outside submissions."),
-		req("store_id", String, "SVC-100 v1 store id (svc100-v1-NNN)."),
+		req("evidence", String, "Evidence label: Measured (the service's own run) or Self-reported (an unverified outside submission)."),
+		req("fixture_data", Bool, "True for runs shipped with the fixture world: generated from its known answers, not measured."),
 		req("outcome", String, "added_to_cart, checkout_reached, no_cart, blocked, error or not_attempted."),
+		req("cart_success", Bool, "The outcome is added_to_cart or checkout_reached. Not a completed order."),
+		opt("reason", String, "Why the service's own agent-path run ended there (for example no_storefront_mcp, ucp_profile_missing); null otherwise."),
 		opt("at", Timestamp, "When the store was attempted (UTC)."),
-		opt("steps", Int64, "Steps the agent took."),
+		opt("steps", Float64, "Steps the agent reported."),
 		opt("seconds", Float64, "Seconds the attempt took."),
-		opt("evidence_url", String, "Evidence link supplied with the run."),
+		opt("evidence_url", String, "Evidence link supplied with the result."),
+		opt("run_started_at", Timestamp, "When the run started (UTC)."),
+		opt("run_finished_at", Timestamp, "When the run finished (UTC)."),
+		opt("submitted_at", Timestamp, "When an outside submission was received (UTC); null for the service's own runs."),
 	},
 }
 
 // Changes holds week-over-week changes per store.
 var Changes = &Table{
-	Name:        "changes",
-	Title:       "Changes",
-	Description: "Per store, what changed since the previous weekly snapshot.",
-	Key:         []string{"host", "week", "field"},
+	Name:  "changes",
+	Title: "Changes",
+	Description: "Per store, what changed from one weekly run to the next: every store_answers field whose value differs " +
+		"from the previous run's, and listed when a store joined (previous false, current true) or left the directory. " +
+		"Rows of earlier weeks are carried forward, so the table is the store's change history.",
+	Key: []string{"host", "week", "field"},
 	Columns: []Column{
 		hostColumn,
-		req("week", Date, "Snapshot date the change was seen in."),
-		req("field", String, "store_answers column that changed."),
-		opt("previous", JSON, "Value in the previous snapshot; null when unmeasured."),
-		opt("current", JSON, "Value in this snapshot; null when unmeasured."),
+		req("week", Date, "Snapshot date of the run the change was seen in."),
+		req("field", String, "store_answers column that changed, or listed."),
+		opt("previous", JSON, "Value in the previous run; null when unmeasured."),
+		opt("current", JSON, "Value in this run; null when unmeasured."),
 	},
 }
 

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -46,7 +47,7 @@ is interrupted or killed resumes where it stopped when run again with the same
 			if err := validRunID(opts.runID); err != nil {
 				return err
 			}
-			return crawlRun(cmd, opts)
+			return crawlRun(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
@@ -57,7 +58,7 @@ is interrupted or killed resumes where it stopped when run again with the same
 	return cmd
 }
 
-func crawlRun(cmd *cobra.Command, opts *crawlOptions) error {
+func crawlRun(ctx context.Context, opts *crawlOptions) error {
 	in, err := os.Open(opts.stores)
 	if err != nil {
 		return usagef("--stores: %v", err)
@@ -76,7 +77,7 @@ func crawlRun(cmd *cobra.Command, opts *crawlOptions) error {
 		return err
 	}
 	dir := pipeline.RunDir(opts.data, opts.runID)
-	stats, err := pipeline.Crawl(cmd.Context(), pipeline.CrawlOptions{
+	stats, err := pipeline.Crawl(ctx, pipeline.CrawlOptions{
 		Stores:      stores,
 		Dir:         dir,
 		Concurrency: opts.concurrency,

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -39,7 +40,7 @@ different snapshot already holds that date.`,
 			if err := validRunID(o.runID); err != nil {
 				return err
 			}
-			return snapshotRun(cmd, o)
+			return snapshotRun(cmd.Context(), o)
 		},
 	}
 	registerRunFlag(cmd, &o.runID)
@@ -47,8 +48,8 @@ different snapshot already holds that date.`,
 	return cmd
 }
 
-func snapshotRun(cmd *cobra.Command, o *snapshotOptions) error {
-	res, err := pipeline.Snapshot(cmd.Context(), pipeline.SnapshotOptions{DataDir: o.data, RunID: o.runID, BaseURL: o.baseURL})
+func snapshotRun(ctx context.Context, o *snapshotOptions) error {
+	res, err := pipeline.Snapshot(ctx, pipeline.SnapshotOptions{DataDir: o.data, RunID: o.runID, BaseURL: o.baseURL})
 	if err != nil {
 		return err
 	}

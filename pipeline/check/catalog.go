@@ -29,7 +29,8 @@ type mcpOutcome struct {
 	throttled       bool
 	cartTools       bool
 	cartLink        bool
-	firstProduct    any // the first product of the answer, for product data
+	cartCreated     bool // update_cart answered with a cart (no tool error)
+	firstProduct    any  // the first product of the answer, for product data
 }
 
 // storefrontMCP probes /api/mcp: initialize, tools/list, a catalog search,
@@ -131,6 +132,7 @@ func (e *Engine) storefrontMCP(ctx context.Context, base string) mcpOutcome {
 	if err != nil {
 		return out
 	}
+	out.cartCreated = cart != nil
 	out.cartLink = findString(cart, "checkout_url", "checkoutUrl") != ""
 	if cartID := findString(cart, "cart_id", "cartId", "id"); cartID != "" && has(cartRead) {
 		if c, _, err := m.callTool(ctx, cartRead, map[string]any{"cart_id": cartID}); err == nil {

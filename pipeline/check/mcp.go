@@ -118,8 +118,18 @@ type toolResult struct {
 // callTool runs tools/call and returns the tool's data as decoded JSON (any),
 // preferring structuredContent and falling back to the first text item.
 func (m *mcpClient) callTool(ctx context.Context, name string, args map[string]any) (any, http.Header, error) {
+	return m.callToolMeta(ctx, name, args, nil)
+}
+
+// callToolMeta is callTool with params._meta set when meta is not nil (a
+// UCP binding wants meta["ucp-agent"].profile there).
+func (m *mcpClient) callToolMeta(ctx context.Context, name string, args, meta map[string]any) (any, http.Header, error) {
+	params := map[string]any{"name": name, "arguments": args}
+	if meta != nil {
+		params["_meta"] = meta
+	}
 	var res toolResult
-	hdr, err := m.call(ctx, "tools/call", map[string]any{"name": name, "arguments": args}, &res)
+	hdr, err := m.call(ctx, "tools/call", params, &res)
 	if err != nil {
 		return nil, hdr, err
 	}

@@ -1,0 +1,113 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"svc/pipeline"
+)
+
+// aggregateOptions holds the flags of `svc aggregate`.
+type aggregateOptions struct {
+	*globals
+	runID     string
+	previous  string
+	noHistory bool
+	baseURL   string
+}
+
+func newAggregateCmd(g *globals) *cobra.Command {
+	opts := &aggregateOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "aggregate",
+		Short: "Build every published table and figure of a run with DuckDB (pipeline stage 3)",
+		Long: `Run the DuckDB SQL of sql/aggregate_*.sql over a run's checks.parquet and
+ucp_validations.parquet and write, under DATA/work/<run-id>/out/:
+
+  tables/store_answers.parquet  one plain answer per store: can agents reach
+                                checkout (verdict), the readiness score 0-100
+                                (measured signals only; null when nothing was
+                                measured), buy.agent_catalog, buy.browser and
+                                agents_can_buy. The first file to use.
+  tables/stores, checks, ucp_validations, agent_facts, product_data,
+         policies, changes      the other store tables
+  tables/leaderboard_results    and files/api/leaderboard*, the SVC-100 files
+  files/api/agent-checkout/adoption.json   adoption counts (spec 2.8)
+  files/api/protocols.json                 protocol matrix (spec 2.9)
+  weekly/<date>.json                       the weekly figure (spec 2.13)
+
+Week-over-week changes, the adoption series, rechecks and the weekly
+comparison come from the latest earlier run that was aggregated (or
+--previous RUN); --no-history reads none. Nothing here reads the clock or
+the network: the run's times come from run.json, so aggregating the same
+run again writes the same bytes. ` + "`svc snapshot`" + ` publishes the result.
+
+Needs the crawl and the validate stage: run ` + "`svc crawl --run RUN`" + ` and
+` + "`svc validate --run RUN`" + ` first.`,
+		Example: `  svc aggregate --run 2026-11-23
+  svc aggregate --run 2026-11-23 --previous 2026-11-16 --base-url https://svc.example`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := validRunID(opts.runID); err != nil {
+				return err
+			}
+			if opts.previous != "" {
+				if opts.noHistory {
+					return usagef("--previous and --no-history exclude each other")
+				}
+				if err := validRunID(opts.previous); err != nil {
+					return usagef("--previous: %v", err)
+				}
+			}
+			return aggregateRun(cmd.Context(), opts)
+		},
+	}
+	registerRunFlag(cmd, &opts.runID)
+	f := cmd.Flags()
+	f.StringVar(&opts.previous, "previous", "", "run id to compare with (default: the latest earlier run that was aggregated)")
+	f.BoolVar(&opts.noHistory, "no-history", false, "read no previous run: no changes, rechecks or weekly comparison")
+	f.StringVar(&opts.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of svc_url and citation links (env SVC_BASE_URL); empty for /... paths")
+	return cmd
+}
+
+func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
+	dir := pipeline.RunDir(opts.data, opts.runID)
+	ao := pipeline.AggregateOptions{
+		Dir:         dir,
+		NoHistory:   opts.noHistory,
+		BaseURL:     opts.baseURL,
+		BrowserLane: pipeline.BrowserLaneFromBools(pipeline.BrowserLaneByHost),
+		SVC100IDs:   pipeline.SVC100IDsByHost,
+		Log:         opts.logger(),
+	}
+	if opts.previous != "" {
+		if _, err := pipeline.ReadRun(opts.data, opts.previous); err != nil {
+			return usagef("--previous: %v", err)
+		}
+		ao.Previous = pipeline.RunDir(opts.data, opts.previous)
+	}
+	res, err := pipeline.Aggregate(ctx, ao)
+	if err != nil {
+		return err
+	}
+	if _, err := pipeline.AggregateLeaderboard(ctx, dir, filepath.Join(opts.data, "state")); err != nil {
+		return fmt.Errorf("aggregate %s: leaderboard: %w", opts.runID, err)
+	}
+	prev := "none"
+	if res.Previous != "" {
+		prev = res.Previous
+	}
+	fmt.Fprintf(opts.out, "aggregate %s: compared with run %s; output in %s\n", opts.runID, prev, filepath.Join(dir, pipeline.OutDir))
+	for _, t := range res.Tables {
+		fmt.Fprintf(opts.out, "  %-22s %8d rows\n", t.Name, t.Rows)
+	}
+	for _, f := range res.Files {
+		if filepath.Ext(f) == ".json" {
+			fmt.Fprintf(opts.out, "  %s\n", f)
+		}
+	}
+	return nil
+}

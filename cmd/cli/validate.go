@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svc/pipeline"
+)
+
+// validateOptions holds the flags of `svc validate`.
+type validateOptions struct {
+	*globals
+	runID       string
+	concurrency int
+	agentPaths  bool
+	ucpFlags    ucpSchemaFlags
+}
+
+func newValidateCmd(g *globals) *cobra.Command {
+	opts := &validateOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "validate",
+		Short: "Validate the UCP profile of every crawled store (pipeline stage 2)",
+		Long: `Fetch https://<host>/.well-known/ucp for every store of a crawled run and
+validate it against the UCP 2026-08-25 JSON Schema and the spec rules, with
+the same validator and options as the store check (same --ucp-schema-dir), so
+over the same answer the verdict is the same. The full report of each store
+(errors, warnings and info with JSON paths, hosting checks, the profile
+itself) goes to DATA/work/<run-id>/ucp_validations.parquet, one row per host.
+Validation is not certification: a valid profile does not prove that its
+endpoints work.
+
+Stores whose homepage gave no HTTP answer in the crawl, or whose check
+failed, are not fetched again: they keep the crawl's verdict (unreachable)
+with no report. Profiles are validated in parallel (--concurrency); each
+result is journalled as it completes, so an interrupted run resumes where it
+stopped when run again with the same --run. A store that fails is recorded
+and counted, never fatal. Network errors are published as a class (timeout,
+tls, connection_failed), never as raw text or an address.
+
+Unless --agent-paths=false, the stage also runs the service's own agent
+paths (UCP and storefront MCP, catalog to cart, stopped before payment) over
+the SVC-100 v1 test set and imports the browser shoppers' runs from
+DATA/runs, for the leaderboard and the buy.browser lane.
+
+Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
+		Example: `  svc validate --run 2026-11-23
+  svc validate --run 2026-11-23 --ucp-schema-dir ../ucp/schema --concurrency 32`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if opts.concurrency < 1 || opts.concurrency > 1024 {
+				return usagef("--concurrency must be 1 to 1024")
+			}
+			if err := validRunID(opts.runID); err != nil {
+				return err
+			}
+			return validateRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	registerRunFlag(cmd, &opts.runID)
+	f.IntVar(&opts.concurrency, "concurrency", 16, "profiles validated at once")
+	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own agent paths over SVC-100 v1 and import the browser-shopper runs")
+	opts.ucpFlags.register(cmd)
+	return cmd
+}
+
+func validateRun(ctx context.Context, opts *validateOptions) error {
+	if _, err := pipeline.ReadRun(opts.data, opts.runID); err != nil {
+		return err
+	}
+	client, err := opts.newClient()
+	if err != nil {
+		return err
+	}
+	v, err := opts.ucpFlags.validator(opts.globals, client)
+	if err != nil {
+		return err
+	}
+	log := opts.logger()
+	dir := pipeline.RunDir(opts.data, opts.runID)
+	stats, err := pipeline.Validate(ctx, pipeline.ValidateOptions{
+		Dir:         dir,
+		Concurrency: opts.concurrency,
+		Validator:   v,
+		Progress:    pipeline.NewProgress(opts.errOut, "validate", log),
+		Log:         log,
+	})
+	if err != nil {
+		return fmt.Errorf("validate %s: %w", opts.runID, err)
+	}
+	n, err := pipeline.WriteUCPValidations(dir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(opts.out, "validate %s: %d stores, %d validated now, %d resumed, %d kept the crawl's verdict, %d failed, %d rows in %s (%s)\n",
+		opts.runID, stats.Total, stats.Done-stats.Skipped, stats.Resumed, stats.Skipped, stats.Failed, n,
+		filepath.Join(dir, pipeline.UCPFile), stats.Elapsed.Round(time.Millisecond))
+	if !opts.agentPaths {
+		return nil
+	}
+	if err := pipeline.MeasureAgentPaths(ctx, dir, pipeline.AgentPathOptions{
+		Client:         client,
+		UCP:            v,
+		BrowserRunsDir: filepath.Join(opts.data, "runs"),
+		FixtureRuns:    opts.fixtureAddr != "",
+	}); err != nil {
+		return fmt.Errorf("validate %s: agent paths: %w", opts.runID, err)
+	}
+	fmt.Fprintf(opts.out, "validate %s: agent paths measured over SVC-100 v1\n", opts.runID)
+	return nil
+}

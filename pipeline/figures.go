@@ -1,0 +1,722 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"svc/datasets"
+	svcsql "svc/sql"
+)
+
+// The precomputed store figures: adoption (spec 2.8), the protocol matrix
+// (2.9) and the weekly figure (2.13). Their counts come from
+// sql/aggregate_figures.sql; this file gives them their published shape.
+// Every share is a count out of the stores where the signal was measured
+// (n), never out of all stores: an unmeasured store is left out, not
+// counted as "no". Percentages are count/n × 100 rounded half away from
+// zero to one decimal, null when n is 0.
+
+// Share is a count out of the stores where it was measured.
+type Share struct {
+	Count int64    `json:"count"`
+	N     int64    `json:"n"`
+	Pct   *float64 `json:"pct"`
+}
+
+func share(count, n int64) Share { return Share{Count: count, N: n, Pct: Pct(count, n)} }
+
+// Pct is count/n in percent rounded half away from zero to one decimal,
+// or nil when n is 0.
+func Pct(count, n int64) *float64 {
+	if n == 0 {
+		return nil
+	}
+	v := math.Round(float64(count)*1000/float64(n)) / 10
+	return &v
+}
+
+// CheckoutWebMCPCounts counts the platform-only Checkout WebMCP status
+// against the stores whose platform was measured (N); stores whose
+// platform was not measured are NotChecked, outside N.
+type CheckoutWebMCPCounts struct {
+	N          int64 `json:"n"`
+	Evidence   Share `json:"evidence"`
+	Inferred   Share `json:"inferred"`
+	Unknown    Share `json:"unknown"`
+	NotChecked int64 `json:"notChecked"`
+}
+
+// AdoptionCounts are the adoption counts of one group of stores.
+type AdoptionCounts struct {
+	Stores           int64                `json:"stores"`  // listed in the directory
+	Checked          int64                `json:"checked"` // with a completed check
+	ValidUCP         Share                `json:"validUcp"`
+	UCPDirectory     Share                `json:"ucpDirectoryCount"`
+	AgentCatalogs    Share                `json:"agentCatalogs"`
+	CatalogAnswered  Share                `json:"catalogAnswered"`
+	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
+	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
+	CheckoutLinks    Share                `json:"checkoutLinks"`
+	BuyAgentCatalog  Share                `json:"buyAgentCatalog"`
+	BuyBrowser       Share                `json:"buyBrowser"`
+	AgentsCanBuy     Share                `json:"agentsCanBuy"`
+	Blocked          Share                `json:"blocked"`
+	AverageScore     *float64             `json:"averageScore"` // over stores with a score; 1 decimal
+}
+
+// CategoryAdoption is one category's counts; Category is null for stores
+// listed without one.
+type CategoryAdoption struct {
+	Category *string `json:"category"`
+	AdoptionCounts
+}
+
+// PlatformAdoption is one platform's counts; Platform is null for stores
+// whose platform was not measured (gated or failed checks).
+type PlatformAdoption struct {
+	Platform *string `json:"platform"`
+	AdoptionCounts
+}
+
+// PlatformCoverage says how much of the checked directory a platform was
+// measured for, and which.
+type PlatformCoverage struct {
+	Checked        int64           `json:"checked"`
+	Measured       Share           `json:"measured"` // out of checked
+	NotMeasured    int64           `json:"notMeasured"`
+	HostedPlatform Share           `json:"hostedPlatform"` // shopify or bigcommerce, out of measured
+	Platforms      []PlatformShare `json:"platforms"`
+}
+
+// PlatformShare is one platform's share of the stores whose platform was
+// measured.
+type PlatformShare struct {
+	Platform string `json:"platform"`
+	Share
+}
+
+// SeriesPoint is one run's headline counts; the series carries over from
+// the previous run's adoption.json.
+type SeriesPoint struct {
+	Date             string               `json:"date"`
+	StoresChecked    int64                `json:"storesChecked"`
+	ValidUCP         Share                `json:"validUcp"`
+	AgentCatalogs    Share                `json:"agentCatalogs"`
+	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
+	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
+	CheckoutLinks    Share                `json:"checkoutLinks"`
+	AgentsCanBuy     Share                `json:"agentsCanBuy"`
+}
+
+// AdoptionChanges sums this run's week-over-week changes per signal.
+type AdoptionChanges struct {
+	Since  string        `json:"since"` // the previous run's snapshot date
+	Week   string        `json:"week"`
+	Fields []FieldChange `json:"fields"`
+}
+
+// FieldChange counts stores whose signal became true (Gained) or stopped
+// being true (Lost). Field listed counts stores that joined or left.
+type FieldChange struct {
+	Field  string `json:"field"`
+	Gained int64  `json:"gained"`
+	Lost   int64  `json:"lost"`
+}
+
+// Adoption is api/agent-checkout/adoption.json (spec 2.8).
+type Adoption struct {
+	Now              AdoptionCounts     `json:"now"`
+	Categories       []CategoryAdoption `json:"categories"`
+	ByPlatform       []PlatformAdoption `json:"byPlatform"`
+	PlatformCoverage PlatformCoverage   `json:"platformCoverage"`
+	Series           []SeriesPoint      `json:"series"`
+	Changes          *AdoptionChanges   `json:"changes"`  // null when no previous run was read
+	Rechecks         *int64             `json:"rechecks"` // null when no previous run was read
+	Methodology      string             `json:"methodology"`
+	GeneratedAt      time.Time          `json:"generatedAt"`
+	AsOf             time.Time          `json:"asOf"`
+	Available        bool               `json:"available"`
+	SnapshotDate     string             `json:"snapshotDate"`
+	Note             string             `json:"note"`
+	License          string             `json:"license"`
+	Cite             string             `json:"cite"`
+}
+
+// Evidence labels of the protocol matrix.
+const (
+	Measured    = "Measured"
+	Inferred    = "Inferred"
+	NotMeasured = "Not measured"
+)
+
+// Stage is one cell of the protocol matrix. Percentage, Count and N are
+// null when the stage is not measured.
+type Stage struct {
+	Percentage *float64 `json:"percentage"`
+	Count      *int64   `json:"count"`
+	N          *int64   `json:"n"`
+	Evidence   string   `json:"evidence"`
+	Basis      string   `json:"basis"`
+}
+
+// ProtocolStages are a protocol's four stages, in order.
+type ProtocolStages struct {
+	Declare  Stage `json:"declare"`
+	Validate Stage `json:"validate"`
+	Answer   Stage `json:"answer"`
+	Transact Stage `json:"transact"`
+}
+
+// ProtocolRow is one protocol of the matrix.
+type ProtocolRow struct {
+	ID     string         `json:"id"`
+	Name   string         `json:"name"`
+	Stages ProtocolStages `json:"stages"`
+}
+
+// ProtocolInfo names a protocol id.
+type ProtocolInfo struct {
+	ID   string `json:"id"`
+	Name string `json:"name"`
+}
+
+// ProtocolMatrix is api/protocols.json (spec 2.9).
+type ProtocolMatrix struct {
+	Rows               []ProtocolRow  `json:"rows"`
+	StoresChecked      int64          `json:"storesChecked"`
+	IndexStoresChecked int64          `json:"indexStoresChecked"`
+	AsOf               time.Time      `json:"asOf"`
+	Methodology        string         `json:"methodology"`
+	License            string         `json:"license"`
+	Cite               string         `json:"cite"`
+	Available          bool           `json:"available"`
+	Protocols          []ProtocolInfo `json:"protocols"`
+	Stages             []string       `json:"stages"`
+	GeneratedAt        time.Time      `json:"generatedAt"`
+}
+
+// WeeklySchema names the weekly figure's format (spec 9.4).
+const WeeklySchema = "svc-weekly-agent-checkout/1"
+
+// HostedPlatforms are the platforms of the weekly figure's hosted-platform
+// segment: hosted commerce services whose catalog and cart tools a plain
+// HTTP agent can reach. The segment column of sql/aggregate_signals.sql
+// lists the same platforms.
+var HostedPlatforms = []string{"bigcommerce", "shopify"}
+
+// WeeklyEdition is one weekly figure (spec 2.13), frozen once published.
+type WeeklyEdition struct {
+	Schema         string           `json:"schema"`
+	Date           string           `json:"date"` // post date
+	Headline       string           `json:"headline"`
+	Segments       []WeeklySegment  `json:"segments"`
+	Comparison     WeeklyComparison `json:"comparison"`
+	AltText        string           `json:"alt_text"`
+	Citation       string           `json:"citation"`
+	N              int64            `json:"n"`
+	Count          int64            `json:"count"`
+	Pct            *float64         `json:"pct"`
+	SnapshotDate   string           `json:"snapshot_date"`
+	DatasetVersion string           `json:"dataset_version"`
+	License        string           `json:"license"`
+	CCBY           string           `json:"cc_by"`
+	Metric         string           `json:"metric"`
+	Scope          string           `json:"scope"`
+	Source         string           `json:"source"`
+}
+
+// WeeklySegment is one bar of the weekly figure.
+type WeeklySegment struct {
+	ID    string   `json:"id"`
+	Label string   `json:"label"`
+	N     int64    `json:"n"`
+	Count int64    `json:"count"`
+	Pct   *float64 `json:"pct"`
+}
+
+// WeeklyComparison sets the segments side by side and this week against
+// the previous edition.
+type WeeklyComparison struct {
+	Text string `json:"text"`
+	// DifferencePctPoints is the hosted-platform pct minus the
+	// not-detected pct; null when either is null.
+	DifferencePctPoints *float64        `json:"difference_pct_points"`
+	Previous            *WeeklyPrevious `json:"previous"` // null without a previous edition
+}
+
+// WeeklyPrevious is the previous run's edition, for the week-over-week
+// comparison.
+type WeeklyPrevious struct {
+	Date            string   `json:"date"`
+	N               int64    `json:"n"`
+	Count           int64    `json:"count"`
+	Pct             *float64 `json:"pct"`
+	ChangePctPoints *float64 `json:"change_pct_points"`
+}
+
+// groupCounts is one row of aggregate_figures.sql, in its column order.
+type groupCounts struct {
+	Grp                                              string
+	Key                                              *string
+	Stores, Checked, Shops                           int64
+	UCPN, UCPValid, UCPServed, UCPDirectory          int64
+	SMCPN, SMCP, CatalogN, Catalog                   int64
+	ProductN, Product, WebMCPN, WebMCP               int64
+	CWMEvidence, CWMInferred, CWMUnknown, CWMNotChkd int64
+	CartN, Cart, LaneN, Lane                         int64
+	BrowserN, Browser, BuyN, Buy                     int64
+	ACPN, ACP, CardN, Card, BlockedN, Blocked        int64
+	ScoreN, ScoreSum                                 int64
+	AsOf                                             *time.Time
+}
+
+func (g *groupCounts) scanTargets() []any {
+	return []any{&g.Grp, &g.Key, &g.Stores, &g.Checked, &g.Shops,
+		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory,
+		&g.SMCPN, &g.SMCP, &g.CatalogN, &g.Catalog,
+		&g.ProductN, &g.Product, &g.WebMCPN, &g.WebMCP,
+		&g.CWMEvidence, &g.CWMInferred, &g.CWMUnknown, &g.CWMNotChkd,
+		&g.CartN, &g.Cart, &g.LaneN, &g.Lane,
+		&g.BrowserN, &g.Browser, &g.BuyN, &g.Buy,
+		&g.ACPN, &g.ACP, &g.CardN, &g.Card, &g.BlockedN, &g.Blocked,
+		&g.ScoreN, &g.ScoreSum, &g.AsOf}
+}
+
+func (g groupCounts) checkoutWebMCP() CheckoutWebMCPCounts {
+	n := g.CWMEvidence + g.CWMInferred + g.CWMUnknown
+	return CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
+		Unknown: share(g.CWMUnknown, n), NotChecked: g.CWMNotChkd}
+}
+
+func (g groupCounts) adoption() AdoptionCounts {
+	c := AdoptionCounts{
+		Stores: g.Stores, Checked: g.Checked,
+		ValidUCP:         share(g.UCPValid, g.UCPN),
+		UCPDirectory:     share(g.UCPDirectory, g.UCPN),
+		AgentCatalogs:    share(g.SMCP, g.SMCPN),
+		CatalogAnswered:  share(g.Catalog, g.CatalogN),
+		StorefrontWebMCP: share(g.WebMCP, g.WebMCPN),
+		CheckoutWebMCP:   g.checkoutWebMCP(),
+		CheckoutLinks:    share(g.Cart, g.CartN),
+		BuyAgentCatalog:  share(g.Lane, g.LaneN),
+		BuyBrowser:       share(g.Browser, g.BrowserN),
+		AgentsCanBuy:     share(g.Buy, g.BuyN),
+		Blocked:          share(g.Blocked, g.BlockedN),
+	}
+	if g.ScoreN > 0 {
+		v := math.Round(float64(g.ScoreSum)*10/float64(g.ScoreN)) / 10
+		c.AverageScore = &v
+	}
+	return c
+}
+
+// figureInputs is everything the figures are built from.
+type figureInputs struct {
+	run          RunInfo
+	baseURL      string
+	groups       []groupCounts
+	indexChecked int64
+	prev         *RunInfo      // nil without history
+	prevSeries   []SeriesPoint // from the previous adoption.json
+	prevWeekly   *WeeklyEdition
+	changes      []FieldChange
+	rechecks     int64
+}
+
+func (in *figureInputs) all() groupCounts {
+	for _, g := range in.groups {
+		if g.Grp == "all" {
+			return g
+		}
+	}
+	return groupCounts{Grp: "all"}
+}
+
+func (in *figureInputs) group(grp string) []groupCounts {
+	var out []groupCounts
+	for _, g := range in.groups {
+		if g.Grp == grp {
+			out = append(out, g)
+		}
+	}
+	return out
+}
+
+// asOf is the latest completed check, else generatedAt (spec 2.8).
+func (in *figureInputs) asOf() time.Time {
+	if a := in.all().AsOf; a != nil {
+		return runTime(*a)
+	}
+	return runTime(in.run.Started)
+}
+
+func (in *figureInputs) link(path string) string {
+	return strings.TrimSuffix(in.baseURL, "/") + path
+}
+
+func (in *figureInputs) cite() string {
+	return fmt.Sprintf("svc, agent-checkout readiness dataset, snapshot %s, %s. %s", in.run.Date,
+		in.link("/data/"+in.run.Date+"/"), datasets.Attribution)
+}
+
+const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every store in the directory (a curated sample, not a census). " +
+	"Each share counts the stores where the signal was measured (n); a store where it could not be measured (blocked, " +
+	"unreachable, parked, a failed check) is left out, never counted as no. validUcp: the profile at /.well-known/ucp " +
+	"passes the UCP 2026-08-25 schema and every error-level rule (missing and invalid profiles count as no, unreadable " +
+	"ones are left out); ucpDirectoryCount: the directory's lighter count, a dated version and a dev.ucp.shopping " +
+	"service, so a store can count there and still have warnings. agentCatalogs: the hosted platform's storefront " +
+	"MCP endpoint lists catalog tools. catalogAnswered: any catalog route answered (storefront MCP, /products.json, a " +
+	"Store API). storefrontWebmcp: a WebMCP tool in the homepage server HTML (not a browser session). checkoutWebmcp: " +
+	"platform-only; evidence when the page declares checkout tools, inferred from the platform (Shopify), unknown " +
+	"otherwise, all out of the stores whose platform was measured; notChecked counts the stores whose platform was not. " +
+	"checkoutLinks: the storefront cart returned a checkout link (a boolean; no URL is stored; not an order). " +
+	"buyAgentCatalog, buyBrowser and agentsCanBuy are the buy lanes of store_answers. rechecks: stores checked in this " +
+	"run that also had a completed check in the previous run. Percentages are rounded half away from zero to one decimal."
+
+// buildAdoption builds adoption.json.
+func buildAdoption(in *figureInputs) Adoption {
+	all := in.all()
+	ad := Adoption{
+		Now:              all.adoption(),
+		Categories:       []CategoryAdoption{},
+		ByPlatform:       []PlatformAdoption{},
+		PlatformCoverage: buildCoverage(in),
+		Series:           buildSeries(in),
+		Methodology:      adoptionMethodology,
+		GeneratedAt:      runTime(in.run.Started),
+		AsOf:             in.asOf(),
+		Available:        all.Checked > 0,
+		SnapshotDate:     in.run.Date,
+		Note:             "The set is a curated sample of stores, not a census. A returned checkout link means checkout was reachable, not that a purchase happened.",
+		License:          datasets.License,
+		Cite:             in.cite(),
+	}
+	for _, g := range in.group("category") {
+		ad.Categories = append(ad.Categories, CategoryAdoption{Category: g.Key, AdoptionCounts: g.adoption()})
+	}
+	for _, g := range in.group("platform") {
+		ad.ByPlatform = append(ad.ByPlatform, PlatformAdoption{Platform: g.Key, AdoptionCounts: g.adoption()})
+	}
+	if in.prev != nil {
+		ad.Changes = &AdoptionChanges{Since: in.prev.Date, Week: in.run.Date, Fields: in.changes}
+		r := in.rechecks
+		ad.Rechecks = &r
+	}
+	return ad
+}
+
+func buildCoverage(in *figureInputs) PlatformCoverage {
+	all := in.all()
+	pc := PlatformCoverage{Checked: all.Checked, Measured: share(all.Shops, all.Checked),
+		NotMeasured: all.Checked - all.Shops, Platforms: []PlatformShare{}}
+	var hosted int64
+	for _, g := range in.group("platform") {
+		if g.Key == nil {
+			continue
+		}
+		pc.Platforms = append(pc.Platforms, PlatformShare{Platform: *g.Key, Share: share(g.Shops, all.Shops)})
+		if slices.Contains(HostedPlatforms, *g.Key) {
+			hosted += g.Shops
+		}
+	}
+	pc.HostedPlatform = share(hosted, all.Shops)
+	return pc
+}
+
+// buildSeries appends this run's point to the previous run's series,
+// replacing a point of the same date, in date order.
+func buildSeries(in *figureInputs) []SeriesPoint {
+	all := in.all()
+	now := SeriesPoint{
+		Date: in.run.Date, StoresChecked: all.Checked,
+		ValidUCP: share(all.UCPValid, all.UCPN), AgentCatalogs: share(all.SMCP, all.SMCPN),
+		StorefrontWebMCP: share(all.WebMCP, all.WebMCPN), CheckoutWebMCP: all.checkoutWebMCP(),
+		CheckoutLinks: share(all.Cart, all.CartN), AgentsCanBuy: share(all.Buy, all.BuyN),
+	}
+	var out []SeriesPoint
+	for _, p := range in.prevSeries {
+		if p.Date < in.run.Date {
+			out = append(out, p)
+		}
+	}
+	out = append(out, now)
+	slices.SortStableFunc(out, func(a, b SeriesPoint) int { return strings.Compare(a.Date, b.Date) })
+	return slices.CompactFunc(out, func(a, b SeriesPoint) bool { return a.Date == b.Date })
+}
+
+const protocolsMethodology = "Each protocol (row) is followed through four stages: declare (the store publishes it), validate " +
+	"(what it publishes is valid), answer (its endpoint answers an agent) and transact (an agent reaches checkout through " +
+	"it; svc stops before payment and never places an order). A percentage is the share of the checked stores where the " +
+	"stage was measured (n), with an evidence label: Measured (observed over plain HTTP), Inferred (from the platform, " +
+	"not observed on the store) or Not measured (null: svc has no check for it, never 0). Validation is not certification."
+
+// Protocols the matrix covers, in row order (spec 2.9).
+var protocolInfos = []ProtocolInfo{
+	{"ucp", "Universal Commerce Protocol"},
+	{"acp", "Agentic Commerce Protocol"},
+	{"pap", "PAP"}, // named by its id only: svc has no check for it yet
+	{"webmcp", "WebMCP"},
+	{"mcp", "Model Context Protocol (storefront MCP)"},
+	{"payments", "Agent payment rails"},
+}
+
+func measured(count, n int64, basis string) Stage {
+	if n == 0 {
+		return notMeasured(basis + " No store could be measured.")
+	}
+	return Stage{Percentage: Pct(count, n), Count: &count, N: &n, Evidence: Measured, Basis: basis}
+}
+
+func inferred(count, n int64, basis string) Stage {
+	s := measured(count, n, basis)
+	if s.Evidence == Measured {
+		s.Evidence = Inferred
+	}
+	return s
+}
+
+func notMeasured(basis string) Stage { return Stage{Evidence: NotMeasured, Basis: basis} }
+
+// buildProtocols builds protocols.json.
+func buildProtocols(in *figureInputs) ProtocolMatrix {
+	g := in.all()
+	noCheck := "svc has no check for this stage."
+	cwm := g.checkoutWebMCP()
+	cwmStage := inferred(cwm.Evidence.Count+cwm.Inferred.Count, cwm.N,
+		"Checkout WebMCP tools (get_checkout, update_checkout, complete_checkout) in the platform's hosted checkout, out of the stores whose platform was measured; buyer approval is required.")
+	if cwm.Inferred.Count == 0 && cwm.Evidence.Count > 0 {
+		cwmStage.Evidence = Measured
+	}
+	rows := []ProtocolRow{
+		{ID: "ucp", Stages: ProtocolStages{
+			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
+			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
+			Answer:   notMeasured("UCP service endpoints are not called: a valid profile does not prove that they work. " + noCheck),
+			Transact: notMeasured("No UCP checkout session is opened. " + noCheck),
+		}},
+		{ID: "acp", Stages: ProtocolStages{
+			Declare:  measured(g.ACP, g.ACPN, "/.well-known/acp.json serves an ACP discovery document."),
+			Validate: notMeasured("The discovery document is not validated against the ACP schema. " + noCheck),
+			Answer:   notMeasured("ACP endpoints are not called. " + noCheck),
+			Transact: notMeasured("No ACP checkout session is opened. " + noCheck),
+		}},
+		{ID: "pap", Stages: ProtocolStages{
+			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
+			Answer: notMeasured(noCheck), Transact: notMeasured(noCheck),
+		}},
+		{ID: "webmcp", Stages: ProtocolStages{
+			Declare:  measured(g.WebMCP, g.WebMCPN, "A WebMCP tool (a registerTool call or a toolname form) in the homepage server HTML."),
+			Validate: notMeasured("Tool declarations are not validated. " + noCheck),
+			Answer:   notMeasured("Answering needs a browser session; svc reads server HTML only. " + noCheck),
+			Transact: cwmStage,
+		}},
+		{ID: "mcp", Stages: ProtocolStages{
+			Declare:  measured(g.Card, g.CardN, "An MCP server card at /.well-known/mcp.json, /.well-known/mcp/server-card.json or /.well-known/mcp-server-card (draft)."),
+			Validate: notMeasured("Server cards and tool schemas are not validated. " + noCheck),
+			Answer:   measured(g.SMCP, g.SMCPN, "The storefront MCP endpoint (POST /api/mcp) answered with catalog tools."),
+			Transact: measured(g.Cart, g.CartN, "The storefront MCP cart returned a checkout link (stopped before payment; no order)."),
+		}},
+		{ID: "payments", Stages: ProtocolStages{
+			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
+			Answer: notMeasured(noCheck), Transact: notMeasured("svc stops before payment. " + noCheck),
+		}},
+	}
+	for i := range rows {
+		rows[i].Name = protocolInfos[i].Name
+	}
+	return ProtocolMatrix{
+		Rows: rows, StoresChecked: g.Checked, IndexStoresChecked: in.indexChecked,
+		AsOf: in.asOf(), Methodology: protocolsMethodology, License: datasets.License, Cite: in.cite(),
+		Available: g.Checked > 0, Protocols: protocolInfos,
+		Stages:      []string{"declare", "validate", "answer", "transact"},
+		GeneratedAt: runTime(in.run.Started),
+	}
+}
+
+const (
+	weeklyMetric = "Share of checked stores whose hosted catalog and cart tools (storefront MCP) returned a checkout link " +
+		"to a plain-HTTP agent check, stopped before payment: count = stores with cart_link true, " +
+		"n = stores where cart_link was measured, pct = count/n rounded to one decimal."
+	weeklyScope = "Every store in the svc directory checked this week. The dataset does not record the country a store " +
+		"sells to, so the figure is not limited to US stores."
+)
+
+// buildWeekly builds the weekly edition of the run's date.
+func buildWeekly(in *figureInputs) WeeklyEdition {
+	all := in.all()
+	seg := map[string]groupCounts{}
+	for _, g := range in.group("segment") {
+		if g.Key != nil {
+			seg[*g.Key] = g
+		}
+	}
+	hosted, other := seg["hosted_platform"], seg["not_detected"]
+	segments := []WeeklySegment{
+		{ID: "hosted_platform", Label: "Hosted platform detected (Shopify, BigCommerce)",
+			N: hosted.CartN, Count: hosted.Cart, Pct: Pct(hosted.Cart, hosted.CartN)},
+		{ID: "not_detected", Label: "No hosted platform detected",
+			N: other.CartN, Count: other.Cart, Pct: Pct(other.Cart, other.CartN)},
+	}
+	e := WeeklyEdition{
+		Schema: WeeklySchema, Date: in.run.Date, Segments: segments,
+		N: all.CartN, Count: all.Cart, Pct: Pct(all.Cart, all.CartN),
+		SnapshotDate: in.run.Date, DatasetVersion: in.run.Date,
+		License: datasets.License, CCBY: datasets.Attribution,
+		Metric: weeklyMetric, Scope: weeklyScope,
+		Source: in.link("/data/" + in.run.Date + "/store_answers.csv"),
+	}
+	if e.Pct == nil {
+		e.Headline = fmt.Sprintf("Week of %s: no store could be checked for a checkout link.", in.run.Date)
+	} else {
+		e.Headline = fmt.Sprintf("%s%% of %d checked stores returned a checkout link to a plain-HTTP agent (week of %s).",
+			fmtPct(e.Pct), e.N, in.run.Date)
+	}
+	e.Comparison.Text = fmt.Sprintf("Hosted platform detected: %s (%d of %d). No hosted platform detected: %s (%d of %d).",
+		pctText(segments[0].Pct), segments[0].Count, segments[0].N, pctText(segments[1].Pct), segments[1].Count, segments[1].N)
+	if segments[0].Pct != nil && segments[1].Pct != nil {
+		d := math.Round((*segments[0].Pct-*segments[1].Pct)*10) / 10
+		e.Comparison.DifferencePctPoints = &d
+	}
+	if p := in.prevWeekly; p != nil {
+		wp := &WeeklyPrevious{Date: p.Date, N: p.N, Count: p.Count, Pct: p.Pct}
+		if p.Pct != nil && e.Pct != nil {
+			d := math.Round((*e.Pct-*p.Pct)*10) / 10
+			wp.ChangePctPoints = &d
+		}
+		e.Comparison.Previous = wp
+		e.Comparison.Text += fmt.Sprintf(" Previous edition (%s): %s of %d stores.", p.Date, pctText(p.Pct), p.N)
+	}
+	e.AltText = fmt.Sprintf("Bar chart, week of %s: share of checked stores that returned a checkout link to a plain-HTTP agent. "+
+		"Hosted platform detected: %s of %d stores. No hosted platform detected: %s of %d stores. All stores: %s of %d.",
+		in.run.Date, pctText(segments[0].Pct), segments[0].N, pctText(segments[1].Pct), segments[1].N, pctText(e.Pct), e.N)
+	e.Citation = fmt.Sprintf("svc, \"Share of stores returning an agent checkout link\", weekly figure %s (%s), dataset version %s (%s). Licensed %s.",
+		in.run.Date, in.link("/api/weekly/agent-checkout/"+in.run.Date+".json"), in.run.Date, in.link("/data/"+in.run.Date+"/"), datasets.License)
+	return e
+}
+
+func fmtPct(p *float64) string {
+	if p == nil {
+		return "n/a"
+	}
+	return fmt.Sprintf("%.1f", *p)
+}
+
+func pctText(p *float64) string {
+	if p == nil {
+		return "not measured"
+	}
+	return fmtPct(p) + "%"
+}
+
+// changeFields are the signals adoption.json's changes counts, sorted.
+var changeFields = []string{"agents_can_buy", "buy_agent_catalog", "cart_link", "catalog_answered",
+	"listed", "storefront_mcp", "ucp_valid", "webmcp"}
+
+// figures queries the counts and renders adoption.json, protocols.json and
+// the weekly edition into a.out.
+func (a *aggregator) figures(ctx context.Context) error {
+	in := &figureInputs{run: a.run, baseURL: a.opts.BaseURL}
+	rows, err := a.conn.QueryContext(ctx, svcsql.Text("aggregate_figures.sql"))
+	if err != nil {
+		return fmt.Errorf("aggregate_figures.sql: %w", err)
+	}
+	for rows.Next() {
+		var g groupCounts
+		if err := rows.Scan(g.scanTargets()...); err != nil {
+			rows.Close()
+			return fmt.Errorf("aggregate_figures.sql: %w", err)
+		}
+		in.groups = append(in.groups, g)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("aggregate_figures.sql: %w", err)
+	}
+	if err := a.conn.QueryRowContext(ctx, svcsql.Text("aggregate_index_checked.sql")).Scan(&in.indexChecked); err != nil {
+		return fmt.Errorf("aggregate_index_checked.sql: %w", err)
+	}
+	if a.hasPrev() {
+		prev := a.prev
+		in.prev = &prev
+		if err := a.conn.QueryRowContext(ctx, svcsql.Text("aggregate_rechecks.sql")).Scan(&in.rechecks); err != nil {
+			return fmt.Errorf("aggregate_rechecks.sql: %w", err)
+		}
+		got := map[string]FieldChange{}
+		rows, err := a.conn.QueryContext(ctx, svcsql.Text("aggregate_change_counts.sql"))
+		if err != nil {
+			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
+		}
+		for rows.Next() {
+			var fc FieldChange
+			if err := rows.Scan(&fc.Field, &fc.Gained, &fc.Lost); err != nil {
+				rows.Close()
+				return fmt.Errorf("aggregate_change_counts.sql: %w", err)
+			}
+			got[fc.Field] = fc
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
+		}
+		for _, f := range changeFields {
+			fc := got[f]
+			fc.Field = f
+			in.changes = append(in.changes, fc)
+		}
+		var prevAd struct {
+			Series []SeriesPoint `json:"series"`
+		}
+		if err := readPrevJSON(filepath.Join(a.prevDir, OutFiles, filepath.FromSlash(AdoptionPath)), &prevAd); err != nil {
+			return err
+		}
+		in.prevSeries = prevAd.Series
+		var pw WeeklyEdition
+		path := filepath.Join(a.prevDir, OutWeekly, a.prev.Date+".json")
+		if err := readPrevJSON(path, &pw); err != nil {
+			return err
+		}
+		if pw.Schema == WeeklySchema {
+			in.prevWeekly = &pw
+		}
+	}
+
+	for _, f := range []struct {
+		path string
+		v    any
+	}{
+		{filepath.ToSlash(filepath.Join(OutFiles, AdoptionPath)), buildAdoption(in)},
+		{filepath.ToSlash(filepath.Join(OutFiles, ProtocolsPath)), buildProtocols(in)},
+		{filepath.ToSlash(filepath.Join(OutWeekly, a.run.Date+".json")), buildWeekly(in)},
+	} {
+		b, err := encodeJSON(f.v)
+		if err != nil {
+			return fmt.Errorf("%s: %w", f.path, err)
+		}
+		a.out[f.path] = b
+	}
+	return nil
+}
+
+// readPrevJSON reads a previous run's JSON output; a missing file leaves v
+// as it is.
+func readPrevJSON(path string, v any) error {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("previous run: %w", err)
+	}
+	if err := json.Unmarshal(b, v); err != nil {
+		return fmt.Errorf("previous run %s: %w", path, err)
+	}
+	return nil
+}

@@ -1,0 +1,131 @@
+package pipeline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+
+	"svc/datasets/svc100"
+	"svc/pipeline/fetch"
+	"svc/pipeline/leaderboard"
+	"svc/pipeline/ucp"
+)
+
+// The leaderboard's part of a pipeline run (spec 2.10), in two steps:
+//
+//  1. MeasureAgentPaths, which needs the network (the validate stage or
+//     `svc run` calls it, before aggregate): the service's own UCP-path and
+//     storefront-MCP-path runs over SVC-100 v1, and the import of the
+//     browser shoppers' runs, into DIR/work/<run>/agent_runs/.
+//  2. AggregateLeaderboard (the aggregate stage): reads agent_runs/ and the
+//     outside submissions of DIR/state, writes out/tables/
+//     leaderboard_results.parquet, out/files/api/leaderboard*.{json,csv}
+//     and out/files/data/svc-100/v1/ (published frozen).
+//
+// BrowserLaneByHost gives the store_answers aggregate its buy_browser lane
+// from the same agent_runs/ folder, and SVC100IDsByHost the svc100_id of
+// the stores table: set AggregateOptions.BrowserLane to
+// BrowserLaneFromBools(BrowserLaneByHost) and AggregateOptions.SVC100IDs to
+// SVC100IDsByHost (or the package variables of those names).
+
+// AgentPathOptions configure MeasureAgentPaths.
+type AgentPathOptions struct {
+	Client *fetch.Client  // required; with the fixture flags over the fixture world
+	UCP    *ucp.Validator // nil skips the UCP path (shown as not run)
+	// AgentProfile is the service's UCP agent profile URL sent to UCP MCP
+	// bindings; "" sends none.
+	AgentProfile string
+	// BrowserRunsDir is where browser-shopper run files are dropped,
+	// normally DIR/runs; "" or a missing folder imports none.
+	BrowserRunsDir string
+	// FixtureRuns imports the fixture world's shipped browser runs
+	// (datasets/runs, marked as fixture data). Set it only over the
+	// fixture world (the --fixture-addr flag).
+	FixtureRuns bool
+	Now         func() time.Time // clock of the runs' timestamps; default time.Now
+	Concurrency int              // stores at once; default 8
+	Force       bool             // measure again when agent_runs/ already holds the runs
+}
+
+// MeasureAgentPaths runs the service's own agent paths over SVC-100 v1 and
+// imports the browser-shopper runs into runDir/agent_runs/ (see
+// leaderboard.RunAgentPaths for the outcome mapping, and
+// leaderboard.ImportBrowserRuns). Existing own runs are kept unless Force
+// is set, so a resumed run does not measure twice; the browser import is
+// redone every time.
+func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions) error {
+	ri, err := readRunInfo(runDir)
+	if err != nil {
+		return err
+	}
+	if err := leaderboard.RunAgentPaths(ctx, leaderboard.RunOptions{
+		RunDir: runDir, RunID: ri.ID, Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile,
+		Now: opts.Now, Concurrency: opts.Concurrency, Force: opts.Force,
+	}); err != nil {
+		return fmt.Errorf("run %s: %w", ri.ID, err)
+	}
+	if err := leaderboard.ImportBrowserRuns(runDir, leaderboard.ImportOptions{Dir: opts.BrowserRunsDir, Fixture: opts.FixtureRuns}); err != nil {
+		return fmt.Errorf("run %s: %w", ri.ID, err)
+	}
+	return nil
+}
+
+// AggregateLeaderboard writes the leaderboard outputs of the run in runDir
+// (DIR/work/<run>) from its agent_runs/ folder and the outside submissions
+// in the state log under stateDir (DIR/state; "" for none) received up to
+// the run's start: out/tables/leaderboard_results.parquet,
+// out/files/api/leaderboard.json, leaderboard-stores.json (with the
+// 100-row grid), leaderboard.csv, leaderboard-stores.csv, and
+// out/files/data/svc-100/v1/svc-100.csv and submission.schema.json. It
+// reads no clock and no network: the same inputs give the same bytes.
+func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*leaderboard.Board, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	ri, err := readRunInfo(runDir)
+	if err != nil {
+		return nil, err
+	}
+	b, err := leaderboard.Aggregate(runDir, leaderboard.AggregateOptions{
+		TablesDir: filepath.Join(runDir, OutTables), FilesDir: filepath.Join(runDir, OutFiles),
+		StateDir: stateDir, Date: ri.Date, GeneratedAt: ri.Started,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("run %s: %w", ri.ID, err)
+	}
+	return b, nil
+}
+
+// BrowserLaneByHost returns the buy.browser lane of each SVC-100 host from
+// the browser-shopper runs in runDir/agent_runs: true when a shopper
+// reached the cart or checkout there, false when shoppers tried and none
+// did; a host that is absent was not covered (buy_browser null).
+func BrowserLaneByHost(runDir string) (map[string]bool, error) {
+	return leaderboard.BrowserLaneByHost(runDir)
+}
+
+// SVC100IDsByHost returns the SVC-100 v1 id of each test-set host (for
+// stores.svc100_id). The test set is fixed, so runDir is not read; the
+// signature fits AggregateOptions.SVC100IDs.
+func SVC100IDsByHost(string) (map[string]string, error) {
+	out := map[string]string{}
+	for _, st := range svc100.Stores() {
+		out[st.Host] = st.ID
+	}
+	return out, nil
+}
+
+func readRunInfo(runDir string) (RunInfo, error) {
+	b, err := os.ReadFile(filepath.Join(runDir, RunInfoFile))
+	if err != nil {
+		return RunInfo{}, fmt.Errorf("read run %s: %w", runDir, err)
+	}
+	var ri RunInfo
+	if err := json.Unmarshal(b, &ri); err != nil {
+		return RunInfo{}, fmt.Errorf("read run %s: %s is corrupt: %w", runDir, RunInfoFile, err)
+	}
+	return ri, nil
+}

@@ -1,0 +1,515 @@
+package leaderboard
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"time"
+
+	"svc/datasets"
+	"svc/datasets/svc100"
+	"svc/pipeline/durable"
+)
+
+// Files Aggregate writes, relative to the public root (out/files/ of the
+// run folder). FrozenFiles must be published frozen: svc-100 v1 never
+// changes once out.
+const (
+	FileJSON       = "api/leaderboard.json"        // GET /api/leaderboard
+	FileStoresJSON = "api/leaderboard-stores.json" // GET /api/leaderboard?stores=1
+	FileCSV        = "api/leaderboard.csv"         // GET /api/leaderboard?format=csv
+	FileStoresCSV  = "api/leaderboard-stores.csv"  // GET /api/leaderboard?stores=1&format=csv
+)
+
+// FrozenFiles are the files of Aggregate that a snapshot publishes with
+// publish.File.Frozen set.
+var FrozenFiles = []string{svc100.CSVPath, svc100.SchemaPath}
+
+// Methodology is published with the leaderboard.
+const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped before payment. " +
+	"n counts every result a run reported, not_attempted included: a store a run skipped is a store where it did not reach the cart. " +
+	"A cart success is added_to_cart or checkout_reached; it is not an order. " +
+	"The interval is the Wilson score interval at 95% (z = 1.96); rates and bounds are rounded to 3 decimals. " +
+	"paths are the service's own measured runs: browser shoppers A to E (runs imported as files in the submission format) and the " +
+	"pipeline's own UCP-path and storefront-MCP-path runs over plain HTTP, which stop at the cart: a cart that came back with a " +
+	"checkout link counts as checkout_reached (the link is never opened or kept), a cart without one as added_to_cart. " +
+	"The UCP path (method " + MethodVersion + ") drives UCP only over a profile's MCP binding and calls no UCP cart operation: " +
+	"it claims no cart it did not reach, and a store whose bindings it does not drive is not_attempted. " +
+	"Per-store reasons are in the leaderboard_results table. " +
+	"unverified holds outside submissions: self-reported, not checked by the service, kept apart and never mixed into paths."
+
+// AggregateOptions configure Aggregate.
+type AggregateOptions struct {
+	// TablesDir and FilesDir are the run folder's out/tables and out/files.
+	TablesDir, FilesDir string
+	// StateDir is the server's state folder (DIR/state) holding outside
+	// submissions; "" reads none.
+	StateDir string
+	// Date is the snapshot date (YYYY-MM-DD) and GeneratedAt the run's
+	// start: both are published, and submissions received after
+	// GeneratedAt wait for the next run, so a re-run writes the same bytes.
+	Date        string
+	GeneratedAt time.Time
+}
+
+// Board is the leaderboard document (GET /api/leaderboard). Stores is set
+// only in the stores=1 variant.
+type Board struct {
+	TestSet              string     `json:"testSet"`
+	TestSetSize          int        `json:"testSetSize"`
+	TestSetURL           string     `json:"testSetUrl"`
+	SubmissionSchemaURL  string     `json:"submissionSchemaUrl"`
+	SnapshotDate         string     `json:"snapshotDate"`
+	GeneratedAt          time.Time  `json:"generatedAt"`
+	StoppedBeforePayment bool       `json:"stoppedBeforePayment"`
+	Methodology          string     `json:"methodology"`
+	Paths                []PathRow  `json:"paths"`
+	Unverified           Unverified `json:"unverified"`
+	License              string     `json:"license"`
+	Attribution          string     `json:"attribution"`
+	Stores               []GridRow  `json:"stores,omitempty"`
+}
+
+// Stats are the figures of one run.
+type Stats struct {
+	N             int           `json:"n"`
+	CartSuccesses int           `json:"cartSuccesses"`
+	Rate          *float64      `json:"rate"`     // null when n is 0
+	Wilson95      *Interval     `json:"wilson95"` // null when n is 0
+	Outcomes      OutcomeCounts `json:"outcomes"`
+	FirstAt       *time.Time    `json:"firstAttemptAt"`
+	LastAt        *time.Time    `json:"lastAttemptAt"`
+}
+
+// Interval is a confidence interval.
+type Interval struct {
+	Low  float64 `json:"low"`
+	High float64 `json:"high"`
+}
+
+// OutcomeCounts counts the results of a run per outcome.
+type OutcomeCounts struct {
+	AddedToCart     int `json:"added_to_cart"`
+	CheckoutReached int `json:"checkout_reached"`
+	NoCart          int `json:"no_cart"`
+	Blocked         int `json:"blocked"`
+	Error           int `json:"error"`
+	NotAttempted    int `json:"not_attempted"`
+}
+
+// PathRow is one of the service's own agent paths.
+type PathRow struct {
+	ID    string `json:"id"`
+	Label string `json:"label"`
+	Path  string `json:"path"`
+	Agent string `json:"agent"`
+	// AgentVersion is the runs' agent.version: the method version of the
+	// pipeline's own runs, "fixture" for fixture data.
+	AgentVersion string `json:"agentVersion,omitempty"`
+	// Status is measured, or not_run when no run of the path was found
+	// (n 0, figures null).
+	Status      string  `json:"status"`
+	RunID       *string `json:"runId"`
+	Verified    bool    `json:"verified"`
+	Evidence    string  `json:"evidence"`
+	MeasuredBy  string  `json:"measuredBy"`
+	FixtureData bool    `json:"fixtureData"`
+	Method      string  `json:"method,omitempty"`
+	Stats
+	StartedAt  *time.Time `json:"startedAt"`
+	FinishedAt *time.Time `json:"finishedAt"`
+}
+
+// Unverified holds the outside submissions, apart from the service's runs.
+type Unverified struct {
+	Note  string          `json:"note"`
+	Count int             `json:"count"`
+	Runs  []SubmissionRow `json:"runs"`
+}
+
+// SubmissionRow is one outside submission (never its contact).
+type SubmissionRow struct {
+	ID       string      `json:"id"`
+	Status   string      `json:"status"`
+	Verified bool        `json:"verified"`
+	Evidence string      `json:"evidence"`
+	Agent    PublicAgent `json:"agent"`
+	Path     string      `json:"path"`
+	Stats
+	StartedAt   *time.Time `json:"startedAt"`
+	FinishedAt  *time.Time `json:"finishedAt"`
+	SubmittedAt time.Time  `json:"submittedAt"`
+	Notes       string     `json:"notes,omitempty"`
+}
+
+// PublicAgent is the public part of a submission's agent.
+type PublicAgent struct {
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"`
+	Builder string `json:"builder,omitempty"`
+	URL     string `json:"url,omitempty"`
+	Model   string `json:"model,omitempty"`
+}
+
+// GridRow is one SVC-100 store with each own path's outcome there (null
+// when the path has no result for the store).
+type GridRow struct {
+	ID       string             `json:"id"`
+	Host     string             `json:"host"`
+	Name     string             `json:"name"`
+	Category string             `json:"category"`
+	Outcomes map[string]*string `json:"outcomes"`
+}
+
+const unverifiedNote = "Outside submissions: self-reported and unverified until the service re-runs a sample. Kept apart from the service's own runs."
+
+// Aggregate builds the leaderboard of the run in runDir from its
+// agent_runs folder and the outside submissions of the state log, and
+// writes TablesDir/leaderboard_results.parquet, FilesDir/api/leaderboard
+// (.json, -stores.json, .csv, -stores.csv) and the SVC-100 v1 files under
+// FilesDir/data/svc-100/v1/. The contact of a submission is never read
+// into any of them. It returns the board (with the grid).
+func Aggregate(runDir string, opts AggregateOptions) (*Board, error) {
+	if opts.TablesDir == "" || opts.FilesDir == "" {
+		return nil, errors.New("aggregate leaderboard: TablesDir and FilesDir are required")
+	}
+	own, err := ReadAgentRuns(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	var subs []Stored
+	if opts.StateDir != "" {
+		subs, _, err = ReplaySubmissions(opts.StateDir, opts.GeneratedAt)
+		if err != nil {
+			return nil, fmt.Errorf("aggregate leaderboard: %w", err)
+		}
+	}
+	board, rows := build(own, subs, opts)
+
+	cols, err := datasets.FromRows(datasets.LeaderboardResults, rows)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	var pq bytes.Buffer
+	if err := datasets.WriteParquet(&pq, cols); err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	files := map[string][]byte{svc100.CSVPath: svc100.CSV(), svc100.SchemaPath: svc100.Schema()}
+	grid := board.Stores
+	board.Stores = nil
+	if files[FileJSON], err = marshal(board); err != nil {
+		return nil, err
+	}
+	if files[FileCSV], err = boardCSV(board); err != nil {
+		return nil, err
+	}
+	board.Stores = grid
+	if files[FileStoresJSON], err = marshal(board); err != nil {
+		return nil, err
+	}
+	if files[FileStoresCSV], err = gridCSV(grid); err != nil {
+		return nil, err
+	}
+	if err := writeFile(filepath.Join(opts.TablesDir, datasets.LeaderboardResults.Name+".parquet"), pq.Bytes()); err != nil {
+		return nil, err
+	}
+	for _, name := range sortedKeys(files) {
+		if err := writeFile(filepath.Join(opts.FilesDir, filepath.FromSlash(name)), files[name]); err != nil {
+			return nil, err
+		}
+	}
+	return board, nil
+}
+
+func writeFile(p string, b []byte) error {
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		return fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	if err := durable.WriteFileAtomic(p, b, 0o644); err != nil {
+		return fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	return nil
+}
+
+func marshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
+	}
+	return buf.Bytes(), nil
+}
+
+// build computes the board, its grid and the table rows; it reads no
+// file and no clock.
+func build(own map[string]*AgentRun, subs []Stored, opts AggregateOptions) (*Board, []datasets.Row) {
+	b := &Board{
+		TestSet: svc100.TestSet, TestSetSize: svc100.Size,
+		TestSetURL: "/" + svc100.CSVPath, SubmissionSchemaURL: "/" + svc100.SchemaPath,
+		SnapshotDate: opts.Date, GeneratedAt: opts.GeneratedAt.UTC(), StoppedBeforePayment: true,
+		Methodology: Methodology, Paths: []PathRow{},
+		Unverified: Unverified{Note: unverifiedNote, Runs: []SubmissionRow{}},
+		License:    datasets.License, Attribution: datasets.Attribution,
+	}
+	var rows []datasets.Row
+	for _, p := range Paths {
+		r, ok := own[p.ID]
+		if !ok {
+			b.Paths = append(b.Paths, PathRow{ID: p.ID, Label: p.Label, Path: p.Path, Agent: p.Agent,
+				Status: "not_run", Verified: true, Evidence: EvidenceNotMeasured, MeasuredBy: MeasuredBy,
+				Stats: Stats{Outcomes: OutcomeCounts{}}})
+			continue
+		}
+		s := r.Submission
+		row := PathRow{ID: p.ID, Label: p.Label, Path: p.Path, Agent: s.Agent.Name, AgentVersion: s.Agent.Version, Status: "measured",
+			RunID: &r.RunID, Verified: true, Evidence: EvidenceMeasured, MeasuredBy: r.MeasuredBy,
+			FixtureData: r.FixtureData, Method: r.Method, Stats: stats(s),
+			StartedAt: timePtr(s.Run.StartedAt), FinishedAt: timePtr(s.Run.FinishedAt)}
+		b.Paths = append(b.Paths, row)
+		rows = append(rows, resultRows(r.RunID, &p.ID, s, true, r.FixtureData, r.Reasons, nil)...)
+	}
+	for _, st := range subs {
+		s := st.Submission
+		b.Unverified.Runs = append(b.Unverified.Runs, SubmissionRow{
+			ID: st.ID, Status: st.Status, Verified: false, Evidence: EvidenceSelfReported,
+			Agent: PublicAgent{Name: s.Agent.Name, Version: s.Agent.Version, Builder: s.Agent.Builder, URL: s.Agent.URL, Model: s.Agent.Model},
+			Path:  s.Agent.Path, Stats: stats(s),
+			StartedAt: timePtr(s.Run.StartedAt), FinishedAt: timePtr(s.Run.FinishedAt),
+			SubmittedAt: st.SubmittedAt, Notes: s.Run.Notes,
+		})
+		sub := st.SubmittedAt
+		rows = append(rows, resultRows(st.ID, nil, s, false, false, nil, &sub)...)
+	}
+	// Rank outside runs by the lower Wilson bound, then successes, then id.
+	sort.SliceStable(b.Unverified.Runs, func(i, j int) bool {
+		x, y := b.Unverified.Runs[i], b.Unverified.Runs[j]
+		if lx, ly := low(x.Stats), low(y.Stats); lx != ly {
+			return lx > ly
+		}
+		if x.CartSuccesses != y.CartSuccesses {
+			return x.CartSuccesses > y.CartSuccesses
+		}
+		return x.ID < y.ID
+	})
+	b.Unverified.Count = len(b.Unverified.Runs)
+
+	for _, st := range svc100.Stores() {
+		g := GridRow{ID: st.ID, Host: st.Host, Name: st.Name, Category: st.Category, Outcomes: map[string]*string{}}
+		for _, p := range Paths {
+			g.Outcomes[p.ID] = nil
+			if r, ok := own[p.ID]; ok {
+				for _, res := range r.Submission.Results {
+					if res.ID == st.ID {
+						o := res.Outcome
+						g.Outcomes[p.ID] = &o
+					}
+				}
+			}
+		}
+		b.Stores = append(b.Stores, g)
+	}
+	return b, rows
+}
+
+func low(s Stats) float64 {
+	if s.Wilson95 == nil {
+		return -1
+	}
+	return s.Wilson95.Low
+}
+
+func stats(s *Submission) Stats {
+	st := Stats{N: len(s.Results)}
+	for _, r := range s.Results {
+		switch r.Outcome {
+		case OutcomeAddedToCart:
+			st.Outcomes.AddedToCart++
+		case OutcomeCheckoutReached:
+			st.Outcomes.CheckoutReached++
+		case OutcomeNoCart:
+			st.Outcomes.NoCart++
+		case OutcomeBlocked:
+			st.Outcomes.Blocked++
+		case OutcomeError:
+			st.Outcomes.Error++
+		case OutcomeNotAttempted:
+			st.Outcomes.NotAttempted++
+		}
+		if CartSuccess(r.Outcome) {
+			st.CartSuccesses++
+		}
+		if t, ok := ParseTime(r.At); ok {
+			if st.FirstAt == nil || t.Before(*st.FirstAt) {
+				st.FirstAt = &t
+			}
+			if st.LastAt == nil || t.After(*st.LastAt) {
+				t := t
+				st.LastAt = &t
+			}
+		}
+	}
+	if lo, hi, ok := Wilson(st.CartSuccesses, st.N, Z95); ok {
+		rate := round3(float64(st.CartSuccesses) / float64(st.N))
+		st.Rate = &rate
+		st.Wilson95 = &Interval{Low: round3(lo), High: round3(hi)}
+	}
+	return st
+}
+
+func timePtr(s string) *time.Time {
+	t, ok := ParseTime(s)
+	if !ok {
+		return nil
+	}
+	t = t.Truncate(time.Microsecond)
+	return &t
+}
+
+// resultRows turns one run into leaderboard_results rows.
+func resultRows(runID string, pathID *string, s *Submission, verified, fixture bool, reasons map[string]string, submitted *time.Time) []datasets.Row {
+	evidence := EvidenceSelfReported
+	if verified {
+		evidence = EvidenceMeasured
+	}
+	var rows []datasets.Row
+	for _, r := range s.Results {
+		st, ok := svc100.ByID(r.ID)
+		if !ok {
+			continue // Parse refuses such ids
+		}
+		var reason any
+		if v := reasons[r.ID]; v != "" {
+			reason = v
+		}
+		rows = append(rows, datasets.Row{
+			runID, r.ID, st.Host, pathID, s.Agent.Name, nullStr(s.Agent.Version), nullStr(s.Agent.Model), s.Agent.Path,
+			verified, evidence, fixture, r.Outcome, CartSuccess(r.Outcome), reason,
+			timePtr(r.At), r.Steps, r.Seconds, nullStr(r.EvidenceURL),
+			timePtr(s.Run.StartedAt), timePtr(s.Run.FinishedAt), submitted,
+		})
+	}
+	return rows
+}
+
+func nullStr(s string) any {
+	if s == "" {
+		return nil
+	}
+	return s
+}
+
+// boardTable is the shape of leaderboard.csv: one row per own path, then
+// one per outside submission, in the order of the JSON.
+var boardTable = &datasets.Table{
+	Name:        "leaderboard",
+	Description: "The leaderboard as CSV: the service's own paths, then unverified outside submissions.",
+	Key:         []string{"rank"},
+	Columns: []datasets.Column{
+		{Name: "rank", Type: datasets.Int64, Description: "Row order."},
+		{Name: "board", Type: datasets.String, Description: "svc (the service's own runs) or unverified (outside submissions)."},
+		{Name: "id", Type: datasets.String, Description: "Path id or submission id."},
+		{Name: "label", Type: datasets.String, Nullable: true, Description: "Path label."},
+		{Name: "path", Type: datasets.String, Description: "Agent path."},
+		{Name: "agent", Type: datasets.String, Description: "Agent name."},
+		{Name: "agent_version", Type: datasets.String, Nullable: true, Description: "Agent version."},
+		{Name: "agent_model", Type: datasets.String, Nullable: true, Description: "Model."},
+		{Name: "run_id", Type: datasets.String, Nullable: true, Description: "Run id."},
+		{Name: "status", Type: datasets.String, Description: "measured, not_run or unverified."},
+		{Name: "verified", Type: datasets.Bool, Description: "The service's own run."},
+		{Name: "evidence", Type: datasets.String, Description: "Evidence label."},
+		{Name: "fixture_data", Type: datasets.Bool, Description: "Fixture data, not measured."},
+		{Name: "n", Type: datasets.Int64, Description: "Results."},
+		{Name: "cart_successes", Type: datasets.Int64, Description: "added_to_cart or checkout_reached."},
+		{Name: "rate", Type: datasets.Float64, Nullable: true, Description: "cart_successes / n."},
+		{Name: "wilson95_low", Type: datasets.Float64, Nullable: true, Description: "Wilson 95% lower bound."},
+		{Name: "wilson95_high", Type: datasets.Float64, Nullable: true, Description: "Wilson 95% upper bound."},
+		{Name: "added_to_cart", Type: datasets.Int64, Description: "Count."},
+		{Name: "checkout_reached", Type: datasets.Int64, Description: "Count."},
+		{Name: "no_cart", Type: datasets.Int64, Description: "Count."},
+		{Name: "blocked", Type: datasets.Int64, Description: "Count."},
+		{Name: "error", Type: datasets.Int64, Description: "Count."},
+		{Name: "not_attempted", Type: datasets.Int64, Description: "Count."},
+		{Name: "started_at", Type: datasets.Timestamp, Nullable: true, Description: "Run start."},
+		{Name: "finished_at", Type: datasets.Timestamp, Nullable: true, Description: "Run end."},
+		{Name: "submitted_at", Type: datasets.Timestamp, Nullable: true, Description: "Submission time."},
+	},
+}
+
+func statsCells(s Stats) datasets.Row {
+	var rate, lo, hi any
+	if s.Rate != nil {
+		rate, lo, hi = *s.Rate, s.Wilson95.Low, s.Wilson95.High
+	}
+	o := s.Outcomes
+	return datasets.Row{int64(s.N), int64(s.CartSuccesses), rate, lo, hi,
+		int64(o.AddedToCart), int64(o.CheckoutReached), int64(o.NoCart), int64(o.Blocked), int64(o.Error), int64(o.NotAttempted)}
+}
+
+func boardCSV(b *Board) ([]byte, error) {
+	var rows []datasets.Row
+	for _, p := range b.Paths {
+		row := datasets.Row{int64(len(rows) + 1), "svc", p.ID, p.Label, p.Path, p.Agent, nullStr(p.AgentVersion), nil, p.RunID,
+			p.Status, p.Verified, p.Evidence, p.FixtureData}
+		row = append(row, statsCells(p.Stats)...)
+		rows = append(rows, append(row, p.StartedAt, p.FinishedAt, nil))
+	}
+	for _, s := range b.Unverified.Runs {
+		row := datasets.Row{int64(len(rows) + 1), "unverified", s.ID, nil, s.Path, s.Agent.Name,
+			nullStr(s.Agent.Version), nullStr(s.Agent.Model), s.ID, s.Status, false, s.Evidence, false}
+		row = append(row, statsCells(s.Stats)...)
+		rows = append(rows, append(row, s.StartedAt, s.FinishedAt, s.SubmittedAt))
+	}
+	return writeCSV(boardTable, rows)
+}
+
+// gridTable is the shape of leaderboard-stores.csv: the 100-row grid.
+var gridTable = func() *datasets.Table {
+	t := &datasets.Table{
+		Name:        "leaderboard_stores",
+		Description: "The per-store grid: each SVC-100 v1 store with the outcome of each of the service's own paths.",
+		Key:         []string{"id"},
+		Columns: []datasets.Column{
+			{Name: "id", Type: datasets.String, Description: "SVC-100 v1 store id."},
+			{Name: "host", Type: datasets.String, Description: "Store host."},
+			{Name: "name", Type: datasets.String, Description: "Store name."},
+			{Name: "category", Type: datasets.String, Description: "Category."},
+		},
+	}
+	for _, p := range Paths {
+		t.Columns = append(t.Columns, datasets.Column{Name: csvName(p.ID), Type: datasets.String, Nullable: true,
+			Description: p.Label + " outcome; empty when the path has no result for the store."})
+	}
+	return t
+}()
+
+func csvName(id string) string { return string(bytes.ReplaceAll([]byte(id), []byte("-"), []byte("_"))) }
+
+func gridCSV(grid []GridRow) ([]byte, error) {
+	var rows []datasets.Row
+	for _, g := range grid {
+		row := datasets.Row{g.ID, g.Host, g.Name, g.Category}
+		for _, p := range Paths {
+			row = append(row, g.Outcomes[p.ID])
+		}
+		rows = append(rows, row)
+	}
+	return writeCSV(gridTable, rows)
+}
+
+func writeCSV(t *datasets.Table, rows []datasets.Row) ([]byte, error) {
+	cols, err := datasets.FromRows(t, rows)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard %s.csv: %w", t.Name, err)
+	}
+	var buf bytes.Buffer
+	if err := datasets.WriteCSV(&buf, cols); err != nil {
+		return nil, fmt.Errorf("aggregate leaderboard %s.csv: %w", t.Name, err)
+	}
+	return buf.Bytes(), nil
+}

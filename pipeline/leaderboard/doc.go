@@ -1,0 +1,30 @@
+// Package leaderboard is the agent leaderboard over the SVC-100 v1 test set
+// (spec 2.10, 2.11): cart success per agent path, stopped before payment.
+//
+// It has four parts, each usable alone:
+//
+//   - Submissions (Parse, Submission, Key, ReplaySubmissions): the format
+//     svc-leaderboard-submission/v1, validated against the published JSON
+//     Schema (datasets/svc100) and the test-set CSV, every problem with its
+//     JSON path; the duplicate-run key; the state-log record the server
+//     writes for an accepted run (SubmissionRecordType). The contact of a
+//     submission is private: it is kept only in the server's state and is
+//     never written by this package.
+//   - The pipeline's own agent-path runs (RunAgentPaths): a UCP-path and a
+//     storefront-MCP-path run over the 100 stores, driving catalog → cart
+//     over plain HTTP with the check engine's client and stopping before
+//     payment. Written in the submission format, labelled as the service's
+//     own measured runs, with a reason code per store.
+//   - Browser shoppers A to E (ImportBrowserRuns, BrowserLaneByHost): runs
+//     imported from files in the submission format (DIR/runs/), plus, over
+//     the fixture world only, the fixture runs shipped in datasets/runs,
+//     marked as fixture data. BrowserLaneByHost gives store_answers its
+//     buy_browser lane.
+//   - The board (Aggregate): the leaderboard_results table, the JSON of GET
+//     /api/leaderboard (with and without the 100-row per-store grid), its
+//     CSV, and the SVC-100 v1 files, all written into the run folder's out/.
+//
+// Everything the board is built from sits in the run folder
+// (DIR/work/<run>/agent_runs/) or in the state log up to the run's start,
+// so aggregating a run twice gives the same bytes.
+package leaderboard

@@ -1,0 +1,371 @@
+package leaderboard
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"svc/datasets/svc100"
+	"svc/pipeline/check"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
+)
+
+// MethodVersion names the method of the pipeline's own agent-path runs; it
+// is the agent.version of those runs and changes when what they do changes.
+const MethodVersion = "agent-path/1"
+
+// RunOptions configure the pipeline's own agent-path runs.
+type RunOptions struct {
+	// RunDir is the run folder, DIR/work/<run>; the runs are written to
+	// RunDir/agent_runs/ucp.json and mcp.json.
+	RunDir string
+	// RunID is the pipeline run's id; the runs are svc-ucp-<RunID> and
+	// svc-mcp-<RunID>.
+	RunID string
+	// Client is the safe HTTP client (with the fixture flags over the
+	// fixture world). Required.
+	Client *fetch.Client
+	// UCP validates the stores' UCP profiles. Nil skips the UCP path: no
+	// ucp.json is written and the board shows that path as not run.
+	UCP *ucp.Validator
+	// AgentProfile is the URL of the service's UCP agent profile, sent as
+	// meta["ucp-agent"].profile to UCP MCP bindings. Empty sends none, and a
+	// binding that requires one is recorded as not attempted.
+	AgentProfile string
+	// Now is the clock of the run's timestamps; default time.Now.
+	Now func() time.Time
+	// Concurrency bounds stores attempted at once; default 8. Within a
+	// store the requests go one at a time.
+	Concurrency int
+	// Force measures again when the files exist; by default an existing
+	// run is kept, so a resumed pipeline run does not measure twice.
+	Force bool
+}
+
+// RunAgentPaths runs the service's own UCP-path and storefront-MCP-path
+// runs over SVC-100 v1, driving catalog → cart at each store and stopping
+// before payment: no checkout URL is followed or kept, only whether one
+// came back. The results are written in the submission format, labelled as
+// measured by the service. A store that fails is an outcome (error,
+// blocked), never a stopped run; only a cancelled ctx or a write failure
+// is an error.
+//
+// Outcomes of the storefront MCP path, in order (reason code in brackets):
+//
+//   - homepage unreachable: error [unreachable_<class>]; a bot wall or
+//     blocking status: blocked [blocked_<reason>]; parked or another
+//     brand: not_attempted [not_a_store];
+//   - /api/mcp lists no catalog search tool: no_cart [no_storefront_mcp];
+//   - the search fails: no_cart [catalog_search_failed]; it answers empty
+//     with throttle signals, or is refused with 429: blocked [throttled];
+//     empty: no_cart [catalog_empty];
+//   - no update_cart tool: no_cart [no_cart_tool]; update_cart fails:
+//     no_cart [cart_failed];
+//   - the cart came back with a checkout link: checkout_reached
+//     [checkout_link_returned] (the link shows checkout was reachable; it is
+//     never opened); a cart without one: added_to_cart [cart_created].
+//
+// Outcomes of the UCP path: the same homepage gate; then the profile at
+// /.well-known/ucp, validated: missing, unreachable or invalid is no_cart
+// [ucp_profile_missing | ucp_profile_unreachable | ucp_profile_invalid]; a
+// valid profile without a dev.ucp.shopping binding: no_cart
+// [ucp_no_shopping_service]. A valid profile whose bindings are all REST
+// (or another transport): not_attempted [ucp_binding_not_driven], since
+// this method drives UCP only over its MCP binding. Over an MCP binding:
+// it does not answer: no_cart [ucp_binding_unreachable]; it requires an
+// agent profile and none is configured: not_attempted
+// [ucp_agent_profile_required] (with one configured and refused: no_cart
+// [ucp_binding_refused]); no catalog tool, a failed or empty search: no_cart
+// [ucp_no_catalog_tool | ucp_catalog_failed | ucp_catalog_empty]; products
+// found but no cart operation offered: no_cart [ucp_no_cart_operation]; a
+// cart operation offered: not_attempted [ucp_cart_not_driven] (this
+// method version does not call UCP cart operations, and claims no cart it
+// did not reach).
+func RunAgentPaths(ctx context.Context, opts RunOptions) error {
+	if opts.Client == nil {
+		return errors.New("agent-path runs: no HTTP client")
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 8
+	}
+	doUCP := opts.UCP != nil
+	if !opts.Force && exists(agentRunFile(opts.RunDir, PathMCP)) && (!doUCP || exists(agentRunFile(opts.RunDir, PathUCP))) {
+		return nil
+	}
+	eng := check.New(check.Options{Client: opts.Client, UCP: opts.UCP, Now: opts.Now})
+	stores := svc100.Stores()
+	mcpRes := make([]attempt, len(stores))
+	ucpRes := make([]attempt, len(stores))
+	started := opts.Now().UTC().Truncate(time.Microsecond)
+
+	sem := make(chan struct{}, opts.Concurrency)
+	var wg sync.WaitGroup
+	for i, st := range stores {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			if ctx.Err() != nil {
+				return
+			}
+			origin := "https://" + st.Host
+			at := opts.Now().UTC().Truncate(time.Microsecond)
+			home, err := eng.CheckHome(ctx, origin)
+			if err != nil {
+				return
+			}
+			if o, r, gated := gate(home); gated {
+				mcpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
+				ucpRes[i] = mcpRes[i]
+				return
+			}
+			o, r := mcpOutcome(eng.StorefrontCart(ctx, origin))
+			mcpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
+			if doUCP {
+				at := opts.Now().UTC().Truncate(time.Microsecond)
+				o, r := ucpOutcome(ctx, opts, origin)
+				ucpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("agent-path runs: %w", err)
+	}
+	finished := opts.Now().UTC().Truncate(time.Microsecond)
+	write := func(pathID string, res []attempt) error {
+		r := ownRun(opts.RunID, pathID, stores, res, started, finished)
+		if _, err := Parse(mustJSON(r.Submission)); err != nil {
+			return fmt.Errorf("agent-path run %s: the run does not validate: %w", pathID, err)
+		}
+		return writeAgentRun(opts.RunDir, r)
+	}
+	if err := write(PathMCP, mcpRes); err != nil {
+		return err
+	}
+	if doUCP {
+		if err := write(PathUCP, ucpRes); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+type attempt struct {
+	at, end         time.Time
+	outcome, reason string
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+func mustJSON(v any) []byte {
+	b, err := json.Marshal(v)
+	if err != nil {
+		panic("leaderboard: " + err.Error()) // plain structs: cannot fail
+	}
+	return b
+}
+
+// ownRun turns the attempts into a submission labelled as the service's.
+func ownRun(runID, pathID string, stores []svc100.Store, res []attempt, started, finished time.Time) *AgentRun {
+	var info PathInfo
+	for _, p := range Paths {
+		if p.ID == pathID {
+			info = p
+		}
+	}
+	sub := &Submission{
+		Spec: svc100.Spec, TestSet: svc100.TestSet,
+		Agent: Agent{Name: info.Agent, Version: MethodVersion, Builder: MeasuredBy, Path: info.Path},
+		Run: Run{
+			StartedAt: started.Format(time.RFC3339Nano), FinishedAt: finished.Format(time.RFC3339Nano),
+			StoppedBeforePayment: true,
+			Notes: "The service's own measured run over plain HTTP (" + info.Label + ", method " + MethodVersion +
+				"): catalog, then cart, stopped before payment. No checkout URL was followed or kept.",
+		},
+	}
+	reasons := map[string]string{}
+	for i, st := range stores {
+		a := res[i]
+		secs := a.end.Sub(a.at).Seconds()
+		if secs < 0 {
+			secs = 0
+		}
+		secs = float64(int64(secs*1000)) / 1000
+		sub.Results = append(sub.Results, Result{ID: st.ID, Outcome: a.outcome, At: a.at.Format(time.RFC3339Nano), Seconds: &secs})
+		reasons[st.ID] = a.reason
+	}
+	return &AgentRun{
+		RunID: "svc-" + pathID + "-" + runID, PathID: pathID, MeasuredBy: MeasuredBy,
+		Method:  "the service's own agent-path run over plain HTTP, method " + MethodVersion,
+		Reasons: reasons, Submission: sub,
+	}
+}
+
+// gate maps a homepage that is no shop to go on with to an outcome.
+func gate(h check.Home) (outcome, reason string, gated bool) {
+	switch {
+	case !h.Reachable:
+		return OutcomeError, "unreachable_" + h.ErrorClass, true
+	case h.Blocked:
+		return OutcomeBlocked, "blocked_" + h.BlockReason, true
+	case h.NotAStore:
+		return OutcomeNotAttempted, "not_a_store", true
+	}
+	return "", "", false
+}
+
+// mcpOutcome maps a storefront MCP attempt to an outcome (see
+// RunAgentPaths).
+func mcpOutcome(c check.StorefrontCart) (outcome, reason string) {
+	switch {
+	case !c.Endpoint || !c.CatalogTool:
+		return OutcomeNoCart, "no_storefront_mcp"
+	case c.Throttled && c.Products == 0:
+		return OutcomeBlocked, "throttled"
+	case !c.CatalogAnswered:
+		return OutcomeNoCart, "catalog_search_failed"
+	case c.Products == 0:
+		return OutcomeNoCart, "catalog_empty"
+	case !c.CartTool:
+		return OutcomeNoCart, "no_cart_tool"
+	case !c.CartCreated:
+		return OutcomeNoCart, "cart_failed"
+	case c.CheckoutLink:
+		return OutcomeCheckoutReached, "checkout_link_returned"
+	}
+	return OutcomeAddedToCart, "cart_created"
+}
+
+// binding is one dev.ucp.shopping service binding of a profile.
+type binding struct {
+	Transport string `json:"transport"`
+	Endpoint  string `json:"endpoint"`
+}
+
+func shoppingBindings(profile []byte) []binding {
+	var doc struct {
+		UCP struct {
+			Services map[string]json.RawMessage `json:"services"`
+		} `json:"ucp"`
+	}
+	if json.Unmarshal(profile, &doc) != nil {
+		return nil
+	}
+	raw, ok := doc.UCP.Services["dev.ucp.shopping"]
+	if !ok {
+		return nil
+	}
+	var list []binding
+	if json.Unmarshal(raw, &list) != nil {
+		var one binding
+		if json.Unmarshal(raw, &one) != nil {
+			return nil
+		}
+		list = []binding{one}
+	}
+	return list
+}
+
+// ucpOutcome runs the UCP path at origin, whose homepage passed the gate
+// (see RunAgentPaths).
+func ucpOutcome(ctx context.Context, opts RunOptions, origin string) (outcome, reason string) {
+	rep, err := opts.UCP.ValidateURL(ctx, origin, ucp.URLOptions{})
+	if err != nil {
+		if errors.Is(err, ucp.ErrTooLarge) {
+			return OutcomeNoCart, "ucp_profile_invalid"
+		}
+		return OutcomeError, "ucp_profile_refused"
+	}
+	switch rep.Verdict() {
+	case ucp.VerdictValid:
+	case ucp.VerdictMissing:
+		return OutcomeNoCart, "ucp_profile_missing"
+	case ucp.VerdictUnreachable:
+		return OutcomeNoCart, "ucp_profile_unreachable"
+	default:
+		return OutcomeNoCart, "ucp_profile_invalid"
+	}
+	bindings := shoppingBindings(rep.Profile)
+	if len(bindings) == 0 {
+		return OutcomeNoCart, "ucp_no_shopping_service"
+	}
+	for _, b := range bindings {
+		if b.Transport == "mcp" && strings.HasPrefix(b.Endpoint, "https://") {
+			return ucpMCPBinding(ctx, opts, b.Endpoint)
+		}
+	}
+	return OutcomeNotAttempted, "ucp_binding_not_driven"
+}
+
+// ucpMCPBinding drives a UCP MCP binding as far as catalog search.
+func ucpMCPBinding(ctx context.Context, opts RunOptions, endpoint string) (outcome, reason string) {
+	c := check.NewMCPClient(opts.Client, endpoint)
+	err := c.Call(ctx, "initialize", map[string]any{
+		"protocolVersion": "2025-06-18",
+		"capabilities":    map[string]any{},
+		"clientInfo":      map[string]any{"name": "svc-agent-path", "version": MethodVersion},
+	}, nil)
+	if _, rpc := check.RPCErrorCode(err); err != nil && !rpc {
+		return OutcomeNoCart, "ucp_binding_unreachable"
+	}
+	var meta map[string]any
+	params := map[string]any{}
+	if opts.AgentProfile != "" {
+		meta = map[string]any{"ucp-agent": map[string]any{"profile": opts.AgentProfile}}
+		params["_meta"] = meta
+	}
+	var list struct {
+		Tools []struct {
+			Name string `json:"name"`
+		} `json:"tools"`
+	}
+	if err := c.Call(ctx, "tools/list", params, &list); err != nil {
+		code, rpc := check.RPCErrorCode(err)
+		switch {
+		case !rpc:
+			return OutcomeNoCart, "ucp_binding_unreachable"
+		case code == -32001 && meta == nil:
+			return OutcomeNotAttempted, "ucp_agent_profile_required"
+		}
+		return OutcomeNoCart, "ucp_binding_refused"
+	}
+	search, cart := "", false
+	for _, t := range list.Tools {
+		switch {
+		case t.Name == "search_catalog" || t.Name == "search_shop_catalog":
+			if search == "" {
+				search = t.Name
+			}
+		case strings.Contains(t.Name, "cart") || strings.Contains(t.Name, "checkout"):
+			cart = true
+		}
+	}
+	if search == "" {
+		return OutcomeNoCart, "ucp_no_catalog_tool"
+	}
+	data, err := c.CallTool(ctx, search, map[string]any{"query": ""}, meta)
+	if err != nil {
+		return OutcomeNoCart, "ucp_catalog_failed"
+	}
+	products, ok := check.ProductList(data)
+	switch {
+	case !ok:
+		return OutcomeNoCart, "ucp_catalog_failed"
+	case len(products) == 0:
+		return OutcomeNoCart, "ucp_catalog_empty"
+	case cart:
+		return OutcomeNotAttempted, "ucp_cart_not_driven"
+	}
+	return OutcomeNoCart, "ucp_no_cart_operation"
+}

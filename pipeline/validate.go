@@ -1,0 +1,400 @@
+package pipeline
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"svc/datasets"
+	"svc/pipeline/check"
+	"svc/pipeline/durable"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
+)
+
+// The validate stage fetches and validates the UCP profile of every store
+// the crawl checked, and keeps the full report (spec 2.4) in
+// ucp_validations.parquet.
+//
+// Why it fetches again rather than reuse the crawl journal: the check
+// engine keeps only the verdict, counts and rule ids of a profile, not the
+// report (items with paths and messages, hosting checks, the profile
+// itself) that the table publishes. So validate calls the same
+// ucp.Validator.ValidateURL the engine calls, on the same origin
+// (https://<host>/) with the same options, built from the same flags
+// (--ucp-schema-dir): over the same answer it gives the same verdict, and a
+// test holds the two to that over the fixture world. Where the engine did
+// not fetch the profile either (the homepage gave no HTTP answer, or the
+// check itself failed), validate records the engine's verdict without a
+// request: status unreachable (or not_checked), report null.
+
+// ValidateJournal is the validate stage's append-only journal inside the
+// run folder; like the crawl's, it makes an interrupted stage resumable.
+const ValidateJournal = "ucp_validations.jsonl"
+
+// ProfileValidator validates one store's UCP profile by URL;
+// *ucp.Validator satisfies it.
+type ProfileValidator interface {
+	ValidateURL(ctx context.Context, rawURL string, opts ucp.URLOptions) (*ucp.Report, error)
+}
+
+// ValidateOptions configure the validate stage.
+type ValidateOptions struct {
+	Dir         string // DIR/work/<run-id>: reads checks.jsonl, writes the journal
+	Concurrency int    // profiles validated at once
+	Validator   ProfileValidator
+	Progress    Progress // nil for none
+	Log         *slog.Logger
+	Now         func() time.Time // the validation time recorded; default time.Now
+}
+
+// ValidateStats counts the outcome of a validate run. Skipped stores got
+// the engine's verdict without a request; Failed ones could not be
+// validated at all (the URL was refused).
+type ValidateStats struct {
+	Total, Done, Resumed, Skipped, Failed int
+	Elapsed                               time.Duration
+}
+
+// ValidationRecord is one line of the validate journal.
+type ValidationRecord struct {
+	Host       string          `json:"host"`
+	Status     string          `json:"status"`
+	HTTPStatus int             `json:"httpStatus,omitempty"`
+	FetchError string          `json:"fetchError,omitempty"`
+	Report     json.RawMessage `json:"report,omitempty"` // null when no request was made
+	CheckedAt  time.Time       `json:"checkedAt"`        // zero when the store was never checked
+}
+
+// Validate validates the UCP profile of every store in the run's crawl
+// journal not yet in its own journal. One store's failure is recorded and
+// counted, never fatal; a cancelled ctx stops the stage, and the next run
+// resumes where it stopped.
+func Validate(ctx context.Context, opts ValidateOptions) (ValidateStats, error) {
+	start := time.Now()
+	if opts.Concurrency <= 0 {
+		opts.Concurrency = 16
+	}
+	if opts.Log == nil {
+		opts.Log = slog.New(slog.DiscardHandler)
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.Validator == nil {
+		return ValidateStats{}, fmt.Errorf("validate %s: no UCP validator", opts.Dir)
+	}
+	crawled, err := crawledStores(opts.Dir)
+	if err != nil {
+		return ValidateStats{}, err
+	}
+	path := filepath.Join(opts.Dir, ValidateJournal)
+	done := map[string]bool{}
+	if err := readValidations(path, func(r ValidationRecord) { done[r.Host] = true }); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return ValidateStats{}, err
+	}
+	f, _, err := durable.OpenAppend(path, 0o644)
+	if err != nil {
+		return ValidateStats{}, fmt.Errorf("validate %s: %w", opts.Dir, err)
+	}
+	defer f.Close()
+	j := &jsonLines{w: bufio.NewWriter(f), f: f}
+
+	stats := ValidateStats{Total: len(crawled)}
+	var todo []CrawlRecord
+	for _, rec := range crawled {
+		if done[rec.Store.Host] {
+			stats.Resumed++
+			continue
+		}
+		todo = append(todo, rec)
+	}
+	if stats.Resumed > 0 {
+		opts.Log.Info("validate resumed", "already_done", stats.Resumed, "remaining", len(todo))
+	}
+	if opts.Progress != nil {
+		opts.Progress.Start(stats.Total, stats.Resumed)
+	}
+
+	jobs := make(chan CrawlRecord)
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	var writeErr error
+	for range min(opts.Concurrency, max(len(todo), 1)) {
+		wg.Go(func() {
+			for rec := range jobs {
+				vr, skipped, failed := validateOne(ctx, opts, rec)
+				if ctx.Err() != nil {
+					return // not recorded: validated again on resume
+				}
+				mu.Lock()
+				if err := j.append(vr); err != nil && writeErr == nil {
+					writeErr = err
+				}
+				stats.Done++
+				if skipped {
+					stats.Skipped++
+				}
+				if failed {
+					stats.Failed++
+					opts.Log.Warn("profile validation failed", "host", vr.Host, "error", vr.FetchError)
+				}
+				if opts.Progress != nil {
+					opts.Progress.Add(vr.Host, failed)
+				}
+				mu.Unlock()
+			}
+		})
+	}
+feed:
+	for _, rec := range todo {
+		select {
+		case jobs <- rec:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(jobs)
+	wg.Wait()
+	if err := j.flush(); err != nil && writeErr == nil {
+		writeErr = err
+	}
+	if opts.Progress != nil {
+		opts.Progress.Finish()
+	}
+	stats.Elapsed = time.Since(start)
+	if writeErr != nil {
+		writeErr = fmt.Errorf("validate %s: %w", opts.Dir, writeErr)
+	}
+	return stats, errors.Join(writeErr, ctx.Err())
+}
+
+// crawledStores reads the crawl journal; a run that was never crawled is an
+// error that says what to run.
+func crawledStores(dir string) ([]CrawlRecord, error) {
+	var out []CrawlRecord
+	err := ReadJournal(filepath.Join(dir, JournalName), func(r CrawlRecord) { out = append(out, r) })
+	if errors.Is(err, os.ErrNotExist) {
+		id := filepath.Base(dir)
+		return nil, fmt.Errorf("run %s has no crawl journal %s: run `svc crawl --run %s` first", id, filepath.Join(dir, JournalName), id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// validateOne validates one crawled store the way the check engine does.
+func validateOne(ctx context.Context, opts ValidateOptions, rec CrawlRecord) (vr ValidationRecord, skipped, failed bool) {
+	host := rec.Store.Host
+	vr = ValidationRecord{Host: host}
+	switch {
+	case rec.Result == nil:
+		// The check itself failed: the engine has no verdict either.
+		vr.Status, vr.FetchError = "not_checked", "check_failed"
+		return vr, true, false
+	case rec.Result.Reachability.HTTPStatus == 0:
+		// The homepage gave no HTTP answer: the engine did not fetch the
+		// profile and called it unreachable; so does this stage.
+		vr.Status, vr.FetchError = ucp.VerdictUnreachable, "homepage_unreachable"
+		vr.CheckedAt = rec.Result.CheckedAt // the verdict is the crawl's
+		return vr, true, false
+	}
+	origin := "https://" + host + "/"
+	rep, err := opts.Validator.ValidateURL(ctx, origin, ucp.URLOptions{})
+	vr.CheckedAt = opts.Now().UTC().Truncate(time.Microsecond)
+	switch {
+	case err == nil:
+	case errors.Is(err, ucp.ErrTooLarge):
+		// As the engine: an oversized profile is invalid (ucp.doc.size).
+		vr.Status, vr.FetchError = ucp.VerdictInvalid, "too_large"
+		return vr, false, false
+	default:
+		vr.Status, vr.FetchError = "not_checked", check.ErrorClass(err)
+		return vr, false, true
+	}
+	vr.Status = rep.Verdict()
+	vr.HTTPStatus = rep.Source.Status
+	b, err := json.Marshal(rep)
+	if err != nil {
+		vr.Status, vr.FetchError = "not_checked", "report_unencodable"
+		return vr, false, true
+	}
+	if raw := rep.Source.FetchError; raw != "" {
+		vr.FetchError = fetchErrorClass(raw)
+		b = scrubError(b, raw, vr.FetchError)
+	}
+	vr.Report = b
+	return vr, false, false
+}
+
+// fetchErrorClass reduces the validator's fetch error text to a class safe
+// to publish (no address, no raw error).
+func fetchErrorClass(msg string) string {
+	m := strings.ToLower(msg)
+	switch {
+	case strings.Contains(m, fetch.ErrTimeout.Error()), strings.Contains(m, "deadline exceeded"), strings.Contains(m, "timeout"):
+		return "timeout"
+	case strings.Contains(m, fetch.ErrTooLarge.Error()):
+		return "too_large"
+	case strings.Contains(m, "tls"), strings.Contains(m, "x509"), strings.Contains(m, "certificate"):
+		return "tls"
+	case strings.Contains(m, "redirect"):
+		return "too_many_redirects"
+	}
+	return "connection_failed"
+}
+
+// scrubError replaces every occurrence of the raw fetch error in the
+// report's JSON with its class: the published report never carries an
+// address or a raw network error.
+func scrubError(report []byte, raw, class string) []byte {
+	q, _ := json.Marshal(raw) // the text as it appears inside JSON strings
+	inner := q[1 : len(q)-1]
+	return bytes.ReplaceAll(report, inner, []byte(class))
+}
+
+// readValidations calls fn for the last complete record of every host in
+// the validate journal, in host order. Torn lines are skipped.
+func readValidations(path string, fn func(ValidationRecord)) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	last := map[string]ValidationRecord{}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 64<<20)
+	for sc.Scan() {
+		var r ValidationRecord
+		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Host == "" {
+			continue
+		}
+		last[r.Host] = r
+	}
+	if err := sc.Err(); err != nil {
+		return fmt.Errorf("read validations %s: %w", path, err)
+	}
+	hosts := make([]string, 0, len(last))
+	for h := range last {
+		hosts = append(hosts, h)
+	}
+	sort.Strings(hosts)
+	for _, h := range hosts {
+		fn(last[h])
+	}
+	return nil
+}
+
+// WriteUCPValidations turns the run's validate journal into
+// ucp_validations.parquet (one row per crawled host that was validated)
+// and returns the row count. It writes atomically, so a re-run replaces the
+// file whole.
+func WriteUCPValidations(dir string) (int, error) {
+	cols, err := datasets.NewColumns(datasets.UCPValidations, 0)
+	if err != nil {
+		return 0, err
+	}
+	crawled, err := crawledStores(dir)
+	if err != nil {
+		return 0, err
+	}
+	hosts := make(map[string]bool, len(crawled))
+	for _, r := range crawled {
+		hosts[r.Store.Host] = true
+	}
+	var rowErr error
+	err = readValidations(filepath.Join(dir, ValidateJournal), func(r ValidationRecord) {
+		if rowErr == nil && hosts[r.Host] {
+			rowErr = cols.AppendRow(ValidationRow(r))
+		}
+	})
+	if errors.Is(err, os.ErrNotExist) {
+		id := filepath.Base(dir)
+		return 0, fmt.Errorf("run %s has no validate journal: run `svc validate --run %s` first", id, id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
+	}
+	if rowErr != nil {
+		return 0, fmt.Errorf("write ucp validations %s: %w", dir, rowErr)
+	}
+	var buf bytes.Buffer
+	if err := datasets.WriteParquet(&buf, cols); err != nil {
+		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
+	}
+	if err := durable.WriteFileAtomic(filepath.Join(dir, UCPFile), buf.Bytes(), 0o644); err != nil {
+		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
+	}
+	return cols.Len(), nil
+}
+
+// ValidationRow maps one journal record to a row of datasets.UCPValidations.
+func ValidationRow(r ValidationRecord) datasets.Row {
+	var at any
+	if !r.CheckedAt.IsZero() {
+		at = r.CheckedAt
+	}
+	row := datasets.Row{r.Host, r.Status, nil, nullInt(r.HTTPStatus), nil, nil, nil, nil, nil, nil, nil,
+		nullStr(r.FetchError), nil, at}
+	if len(r.Report) == 0 || string(r.Report) == "null" {
+		return row
+	}
+	var rep ucp.Report
+	if err := json.Unmarshal(r.Report, &rep); err != nil {
+		return row
+	}
+	row[2] = nullStr(rep.Source.ProfileURL)
+	row[4] = rep.DeclaredVersion
+	if r.Status == ucp.VerdictValid || r.Status == ucp.VerdictInvalid {
+		row[5] = rep.Valid
+		if len(rep.Profile) > 0 { // as the engine: a body that is not a profile does not count
+			row[6] = ucp.CountsInDirectory(rep.Profile)
+		}
+	}
+	row[7], row[8], row[9] = int64(rep.Counts.Errors), int64(rep.Counts.Warnings), int64(rep.Counts.Info)
+	row[10] = nullStr(rep.SchemaSource.Type)
+	row[12] = string(r.Report)
+	return row
+}
+
+// jsonLines appends JSON lines and syncs in batches, like the crawl
+// journal.
+type jsonLines struct {
+	w       *bufio.Writer
+	f       *os.File
+	pending int
+}
+
+func (j *jsonLines) append(v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	if _, err := j.w.Write(append(b, '\n')); err != nil {
+		return err
+	}
+	j.pending++
+	if j.pending >= 64 {
+		return j.flush()
+	}
+	return nil
+}
+
+func (j *jsonLines) flush() error {
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	j.pending = 0
+	return j.f.Sync()
+}
