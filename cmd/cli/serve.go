@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svc/pipeline/check"
+	"svc/serve"
+)
+
+// serveOptions holds the flags of `svc serve`.
+type serveOptions struct {
+	*globals
+	addr       string
+	baseURL    string
+	trustProxy bool
+	ucpFlags   ucpSchemaFlags
+}
+
+func newServeCmd(g *globals) *cobra.Command {
+	o := &serveOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Serve the REST API and the MCP server over the published datasets",
+		Long: `Serve DATA/public: the precomputed answers and dataset files (with sha256
+ETags and the cache headers of the interface), filtered reads from DuckDB
+over data/latest, the live store check, UCP validation, store and
+leaderboard submissions, and the MCP server. A new snapshot is picked up
+without a restart.
+
+Logs are JSON lines on stderr and never hold a client address or user
+agent; limits key on an HMAC of the client's network with a secret kept in
+DATA/state. Behind a reverse proxy, --trust-proxy takes the client address
+from the last X-Forwarded-For entry. SIGTERM or Ctrl-C shuts down
+gracefully.`,
+		Example: `  svc serve --addr 127.0.0.1:8080
+  svc serve --addr :8080 --trust-proxy --base-url https://svc.example`,
+		Args: argsUsage(cobra.NoArgs),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if _, _, err := net.SplitHostPort(o.addr); err != nil {
+				return usagef("--addr %q: want HOST:PORT", o.addr)
+			}
+			return serveRun(cmd.Context(), o, nil)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.addr, "addr", envOr("SVC_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_ADDR)")
+	f.StringVar(&o.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of links in answers (env SVC_BASE_URL); empty for root-relative")
+	f.BoolVar(&o.trustProxy, "trust-proxy", false, "take the client address from X-Forwarded-For (only behind your own proxy)")
+	o.ucpFlags.register(cmd)
+	return cmd
+}
+
+// serveRun serves until ctx ends. ready, when set, is called once the
+// listener is up.
+func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) error {
+	log := slog.New(slog.NewJSONHandler(o.errOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	client, err := o.newClient()
+	if err != nil {
+		return err
+	}
+	v, err := o.ucpFlags.validator(o.globals, client)
+	if err != nil {
+		return err
+	}
+	srv, err := serve.New(serve.Config{
+		DataDir: o.data, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v,
+		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL,
+	})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	ln, err := net.Listen("tcp", o.addr)
+	if err != nil {
+		return fmt.Errorf("serve: %w", err)
+	}
+	hs := &http.Server{
+		Handler:           srv.Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       30 * time.Second,
+		WriteTimeout:      120 * time.Second, // a live check may take a while
+		IdleTimeout:       120 * time.Second,
+		MaxHeaderBytes:    64 << 10,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
+	wctx, stopWatch := context.WithCancel(ctx)
+	defer stopWatch()
+	go srv.Watch(wctx)
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	log.Info("serving", "addr", ln.Addr().String(), "data", o.data)
+	if ready != nil {
+		ready(ln.Addr().String())
+	}
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 20*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("serve shutdown: %w", err)
+	}
+	return nil
+}
