@@ -46,8 +46,14 @@ checks:
 demo: build
 	./$(BIN) demo --data $(DATA)
 
+# Each benchmark prints its figure against the target and a baseline measured
+# in the same run (raw fetching, DuckDB's own COPY and GROUP BY).
 bench: build
-	$(GO) test -run='^$$' -bench=. -benchmem ./...
+	$(GO) test -run='^$$' -bench='^BenchmarkCrawlVsRawFetch$$' -benchtime=1x ./pipeline/
+	$(GO) test -run='^$$' -bench='^BenchmarkValidateFullValid$$' -cpu=1 -benchmem ./pipeline/ucp/
+	$(GO) test -run='^$$' -bench='^BenchmarkParquetVsDuckDB$$' -benchtime=1x ./datasets/
+	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
+	$(GO) test -run='^$$' -bench=. -benchmem ./pipeline/detect/
 
 fuzz:
 	@for t in $(FUZZ); do pkg=$${t%%:*}; fn=$${t##*:}; \
