@@ -32,7 +32,7 @@ func TestCrawlWorldToChecks(t *testing.T) {
 		t.Fatal(err)
 	}
 	schemaDir := fixtures.UCPSchemaDir()
-	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir()})
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir(), Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -68,7 +68,7 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 	for b.Loop() {
 		recorded = recorded[:0]
 		client := newClient()
-		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: b.TempDir()})
+		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: b.TempDir(), Offline: true})
 		if err != nil {
 			b.Fatal(err)
 		}

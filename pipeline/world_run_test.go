@@ -72,7 +72,7 @@ func crawlWorld() (d worldRunData) {
 	defer os.RemoveAll(tmp)
 	// One validator for the engine and the validate stage, as the CLI
 	// builds them from the same flags.
-	v, err := ucp.New(ctx, ucp.Config{SchemaDir: d.schemaDir, Client: client, CacheDir: filepath.Join(tmp, "cache")})
+	v, err := ucp.New(ctx, ucp.Config{SchemaDir: d.schemaDir, Client: client, CacheDir: filepath.Join(tmp, "cache"), Offline: true})
 	if err != nil {
 		d.err = err
 		return d

@@ -221,7 +221,7 @@ func fixtureEngine(t *testing.T) (*fixtures.World, *check.Engine, *ucp.Validator
 	if err != nil {
 		t.Fatal(err)
 	}
-	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: fixtures.UCPSchemaDir(), Client: client, CacheDir: t.TempDir()})
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: fixtures.UCPSchemaDir(), Client: client, CacheDir: t.TempDir(), Offline: true})
 	if err != nil {
 		t.Fatal(err)
 	}

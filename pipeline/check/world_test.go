@@ -31,7 +31,7 @@ func worldEngine(t testing.TB, n int) (*fixtures.World, *check.Engine, bool) {
 		t.Fatal(err)
 	}
 	schemaDir := fixtures.UCPSchemaDir()
-	cfg := ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir()}
+	cfg := ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir(), Offline: true}
 	v, err := ucp.New(context.Background(), cfg)
 	if err != nil {
 		t.Fatal(err)

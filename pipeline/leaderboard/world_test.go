@@ -49,7 +49,7 @@ func startWorld(t *testing.T) *world {
 	}
 	wd := &world{w: w, client: client}
 	if dir := fixtures.UCPSchemaDir(); dir != "" {
-		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: dir, Client: client, CacheDir: t.TempDir()})
+		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: dir, Client: client, CacheDir: t.TempDir(), Offline: true})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -46,6 +46,10 @@ type Config struct {
 	// in fixture mode makes no lookups unless a Resolver is given (the
 	// fixture world is not in the DNS).
 	Resolver fetch.Resolver
+	// Offline never fetches the official schemas: without SchemaDir (or a
+	// filled CacheDir) the schema check is reported as not loaded. For
+	// air-gapped servers, and tests, which must not reach the internet.
+	Offline bool
 }
 
 // Validator validates UCP business profiles. It is safe for concurrent use.
@@ -103,7 +107,11 @@ func (v *Validator) schemas(ctx context.Context) (*schemaSet, error) {
 	// request that happened to start it.
 	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
 	defer cancel()
-	set, err := compileSchemas(lctx, "", v.cfg.CacheDir, v.cfg.Client)
+	client := v.cfg.Client
+	if v.cfg.Offline {
+		client = nil // the cache alone
+	}
+	set, err := compileSchemas(lctx, "", v.cfg.CacheDir, client)
 	v.loadAt = time.Now()
 	if err != nil {
 		v.loadErr = err
