@@ -54,6 +54,7 @@ bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkParquetVsDuckDB$$' -benchtime=1x ./datasets/
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
 	$(GO) test -run='^$$' -bench=. -benchmem ./pipeline/detect/
+	$(GO) test -run='^$$' -bench='^BenchmarkPrecomputedVsFileServer$$' -benchtime=1x ./serve/
 
 fuzz:
 	@for t in $(FUZZ); do pkg=$${t%%:*}; fn=$${t##*:}; \

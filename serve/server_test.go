@@ -23,7 +23,7 @@ import (
 
 // writeTree writes a minimal published tree: one version with a manifest,
 // data/latest pointing at it, and the given precomputed files.
-func writeTree(t *testing.T, dir, version string, files map[string]string) {
+func writeTree(t testing.TB, dir, version string, files map[string]string) {
 	t.Helper()
 	pub := filepath.Join(dir, "public")
 	vdir := filepath.Join(pub, "data", version)
