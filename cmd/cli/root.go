@@ -120,6 +120,7 @@ checkout URL.`,
 var commands = []func(*globals) *cobra.Command{
 	newDemoCmd,
 	newProbeCmd,
+	newCheckCmd,
 	newServeCmd,
 	newRunCmd,
 	newScheduleCmd,
