@@ -55,6 +55,7 @@ bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
 	$(GO) test -run='^$$' -bench=. -benchmem ./pipeline/detect/
 	$(GO) test -run='^$$' -bench='^BenchmarkPrecomputedVsFileServer$$' -benchtime=1x ./serve/
+	$(GO) test -run='^$$' -bench='^BenchmarkSavedReadsMillion$$' -benchtime=1x -timeout=30m ./serve/
 
 fuzz:
 	@for t in $(FUZZ); do pkg=$${t%%:*}; fn=$${t##*:}; \

@@ -27,11 +27,12 @@ var ErrInvalidRow = errors.New("invalid row")
 // it is sorted, so after Sort one Columns can be written to Parquet and CSV
 // at the same time.
 type Columns struct {
-	table  *Table
-	keyIdx []int
-	n      int
-	vecs   []vector
-	sorted bool
+	table   *Table
+	keyIdx  []int
+	n       int
+	vecs    []vector
+	sorted  bool
+	copiers []stringCopier // per column, for strings copied in (CopyString, ReadParquet)
 }
 
 // vector is one column. Null slots hold the zero value.
@@ -165,6 +166,82 @@ func (c *Columns) AppendRows(rows []Row) error {
 	return nil
 }
 
+// Batch is a block of rows appended by AppendColumns, written column by
+// column through typed slices that alias the Columns' own storage.
+type Batch struct {
+	c      *Columns
+	lo, hi int
+}
+
+// Len returns the number of rows in the batch.
+func (b Batch) Len() int { return b.hi - b.lo }
+
+// Strings returns the batch's slots of a String or JSON column.
+func (b Batch) Strings(j int) []string { return b.c.vecs[j].str[b.lo:b.hi:b.hi] }
+
+// Int64s returns the batch's slots of an Int64 column, or of a Timestamp
+// (microseconds since the epoch, UTC) or Date column (days since the
+// epoch).
+func (b Batch) Int64s(j int) []int64 { return b.c.vecs[j].num[b.lo:b.hi:b.hi] }
+
+// Float64s returns the batch's slots of a Float64 column.
+func (b Batch) Float64s(j int) []float64 { return b.c.vecs[j].flt[b.lo:b.hi:b.hi] }
+
+// Bools returns the batch's slots of a Bool column.
+func (b Batch) Bools(j int) []bool { return b.c.vecs[j].bln[b.lo:b.hi:b.hi] }
+
+// Valid returns the batch's null flags of column j (false = null), or nil
+// for a column that is not nullable, which cannot hold a null. Every slot
+// starts valid.
+func (b Batch) Valid(j int) []bool {
+	v := b.c.vecs[j].valid
+	if v == nil {
+		return nil
+	}
+	return v[b.lo:b.hi:b.hi]
+}
+
+// AppendColumns appends n rows that fill writes column by column, for a
+// loader that already holds typed columns (a database's result vectors):
+// no per-value boxing. The slots start as valid zero values; fill leaves a
+// null slot's value zero. It is the caller's word that JSON text is valid
+// (use it for JSON a database's JSON functions built; AppendRow checks
+// it); non-finite floats are refused. On error nothing is appended.
+func (c *Columns) AppendColumns(n int, fill func(Batch) error) error {
+	lo := c.n
+	c.grow(n) // new slots are zero: see truncate
+	for i := range c.vecs {
+		if v := c.vecs[i].valid; v != nil {
+			for k := lo; k < c.n; k++ {
+				v[k] = true
+			}
+		}
+	}
+	b := Batch{c: c, lo: lo, hi: c.n}
+	err := fill(b)
+	for j := range c.vecs {
+		if err != nil {
+			break
+		}
+		v := &c.vecs[j]
+		if v.store != inFlt {
+			continue
+		}
+		for k, f := range v.flt[lo:c.n] {
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				err = fmt.Errorf("table %s row %d column %s: non-finite float %v (use null for unmeasured): %w",
+					c.table.Name, lo+k, c.table.Columns[j].Name, f, ErrInvalidRow)
+				break
+			}
+		}
+	}
+	if err != nil {
+		c.truncate(lo)
+		return err
+	}
+	return nil
+}
+
 func (c *Columns) grow(k int) {
 	c.n += k
 	c.sorted = c.n <= 1
@@ -186,11 +263,14 @@ func (c *Columns) grow(k int) {
 	}
 }
 
+// truncate drops the rows from n on. It zeroes their slots, so a slot
+// past the length is always zero and grow hands out zero values.
 func (c *Columns) truncate(n int) {
 	c.n = n
 	for i := range c.vecs {
 		v := &c.vecs[i]
 		if v.valid != nil {
+			clear(v.valid[n:])
 			v.valid = v.valid[:n]
 		}
 		switch v.store {
@@ -198,10 +278,13 @@ func (c *Columns) truncate(n int) {
 			clear(v.str[n:])
 			v.str = v.str[:n]
 		case inNum:
+			clear(v.num[n:])
 			v.num = v.num[:n]
 		case inFlt:
+			clear(v.flt[n:])
 			v.flt = v.flt[:n]
 		case inBln:
+			clear(v.bln[n:])
 			v.bln = v.bln[:n]
 		}
 	}

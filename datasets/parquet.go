@@ -248,32 +248,31 @@ func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
 	if err != nil {
 		return nil, err
 	}
-	buf := make([]parquet.Row, 256)
-	for _, rg := range f.RowGroups() {
-		rr := rg.Rows()
-		for {
-			n, err := rr.ReadRows(buf)
-			base := c.n
-			c.grow(n)
-			for k, pr := range buf[:n] {
-				if len(pr) != len(t.Columns) {
-					rr.Close()
-					return nil, fmt.Errorf("row %d: %d values for %d columns", base+k, len(pr), len(t.Columns))
+	c.copiers = make([]stringCopier, len(c.vecs))
+	for g, rg := range f.RowGroups() {
+		base, n := c.n, int(rg.NumRows())
+		c.grow(n)
+		// Column by column, on all CPUs: each column chunk is decoded
+		// into its own vector, page by page.
+		chunks := rg.ColumnChunks()
+		errs := make([]error, len(chunks))
+		jobs := make(chan int)
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+			wg.Go(func() {
+				var buf []parquet.Value
+				for j := range jobs {
+					errs[j] = c.readColumnChunk(j, chunks[j], base, n, &buf)
 				}
-				for _, v := range pr {
-					c.setParquet(base+k, v.Column(), v)
-				}
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				rr.Close()
-				return nil, err
-			}
+			})
 		}
-		if err := rr.Close(); err != nil {
-			return nil, err
+		for j := range chunks {
+			jobs <- j
+		}
+		close(jobs)
+		wg.Wait()
+		if err := errors.Join(errs...); err != nil {
+			return nil, fmt.Errorf("row group %d: %w", g, err)
 		}
 	}
 	if int64(c.n) != f.NumRows() {
@@ -281,6 +280,170 @@ func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
 	}
 	c.sorted = false // file order, not checked
 	return c, nil
+}
+
+// readColumnChunk decodes column j of one row group into rows [base,
+// base+n). Plain pages (what WriteParquet writes) are copied from their
+// decoded buffers; other pages (dictionary-encoded, say) go value by value.
+func (c *Columns) readColumnChunk(j int, cc parquet.ColumnChunk, base, n int, buf *[]parquet.Value) error {
+	col := &c.table.Columns[j]
+	pages := cc.Pages()
+	defer pages.Close()
+	i, end := base, base+n
+	for {
+		p, err := pages.ReadPage()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col.Name, err)
+		}
+		rows := int(p.NumRows())
+		if rows > end-i {
+			parquet.Release(p)
+			return fmt.Errorf("column %s: pages hold more than the row group's %d rows", col.Name, n)
+		}
+		if !c.readPlainPage(j, p, i, rows) {
+			err = c.readPageValues(j, p, i, rows, buf)
+		}
+		parquet.Release(p)
+		if err != nil {
+			return fmt.Errorf("column %s: %w", col.Name, err)
+		}
+		i += rows
+	}
+	if i != end {
+		return fmt.Errorf("column %s: %d rows, want %d", col.Name, i-base, n)
+	}
+	return nil
+}
+
+// readPlainPage copies a page of plain values into rows [i, i+rows) of
+// column j; false means the page is not one it reads (and nothing was
+// written).
+func (c *Columns) readPlainPage(j int, p parquet.Page, i, rows int) bool {
+	if p.Dictionary() != nil || len(p.RepetitionLevels()) > 0 {
+		return false
+	}
+	v := &c.vecs[j]
+	def := p.DefinitionLevels()
+	if len(def) != rows && (len(def) != 0 || v.valid != nil || p.NumNulls() != 0) {
+		return false
+	}
+	present := rows - int(p.NumNulls())
+	vals := p.Data()
+	var count int
+	switch c.table.Columns[j].Type {
+	case String, JSON:
+		if vals.Kind() != encoding.ByteArray {
+			return false
+		}
+		_, offs := vals.ByteArray()
+		count = len(offs) - 1
+	case Bool:
+		if vals.Kind() != encoding.Boolean || len(vals.Boolean())*8 < present {
+			return false
+		}
+		count = present
+	case Int64, Timestamp:
+		if vals.Kind() != encoding.Int64 {
+			return false
+		}
+		count = len(vals.Int64())
+	case Date:
+		if vals.Kind() != encoding.Int32 {
+			return false
+		}
+		count = len(vals.Int32())
+	case Float64:
+		if vals.Kind() != encoding.Double {
+			return false
+		}
+		count = len(vals.Double())
+	}
+	if count < present {
+		return false
+	}
+	valid := func(r int) bool { return def == nil || def[r] != 0 }
+	if v.valid != nil {
+		for r := range rows {
+			v.valid[i+r] = valid(r)
+		}
+	}
+	k := 0 // the next present value
+	switch c.table.Columns[j].Type {
+	case String, JSON:
+		data, offs := vals.ByteArray()
+		sc := &c.copiers[j]
+		for r := range rows {
+			if valid(r) {
+				b := data[offs[k]:offs[k+1]]
+				v.str[i+r] = sc.copy(unsafe.String(unsafe.SliceData(b), len(b)))
+				k++
+			}
+		}
+	case Bool:
+		bits := vals.Boolean()
+		for r := range rows {
+			if valid(r) {
+				v.bln[i+r] = bits[k/8]>>(k%8)&1 != 0
+				k++
+			}
+		}
+	case Int64, Timestamp:
+		src := vals.Int64()
+		for r := range rows {
+			if valid(r) {
+				v.num[i+r] = src[k]
+				k++
+			}
+		}
+	case Date:
+		src := vals.Int32()
+		for r := range rows {
+			if valid(r) {
+				v.num[i+r] = int64(src[k])
+				k++
+			}
+		}
+	case Float64:
+		src := vals.Double()
+		for r := range rows {
+			if valid(r) {
+				v.flt[i+r] = src[k]
+				k++
+			}
+		}
+	}
+	return true
+}
+
+// readPageValues reads a page value by value into rows [i, i+rows) of
+// column j.
+func (c *Columns) readPageValues(j int, p parquet.Page, i, rows int, buf *[]parquet.Value) error {
+	if len(*buf) == 0 {
+		*buf = make([]parquet.Value, 256)
+	}
+	vr := p.Values()
+	r := 0
+	for r < rows {
+		k, err := vr.ReadValues((*buf)[:min(len(*buf), rows-r)])
+		for _, pv := range (*buf)[:k] {
+			c.setParquet(i+r, j, pv)
+			r++
+		}
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return err
+		}
+	}
+	clear(*buf)
+	if r != rows {
+		return fmt.Errorf("page holds %d values for %d rows", r, rows)
+	}
+	return nil
 }
 
 func (c *Columns) setParquet(i, j int, pv parquet.Value) {
@@ -293,7 +456,8 @@ func (c *Columns) setParquet(i, j int, pv parquet.Value) {
 	}
 	switch c.table.Columns[j].Type {
 	case String, JSON:
-		v.str[i] = string(pv.ByteArray())
+		b := pv.ByteArray()
+		v.str[i] = c.copier(j).copy(unsafe.String(unsafe.SliceData(b), len(b)))
 	case Bool:
 		v.bln[i] = pv.Boolean()
 	case Int64, Timestamp:

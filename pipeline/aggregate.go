@@ -3,7 +3,6 @@ package pipeline
 import (
 	"bytes"
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2" // the DuckDB driver
+	"github.com/duckdb/duckdb-go/v2/mapping"
 
 	"svc/datasets"
 	"svc/pipeline/durable"
@@ -117,7 +116,9 @@ type AggregateResult struct {
 	Files    []string // every file written, relative to the run folder, sorted
 }
 
-// duckDSN opens an in-memory DuckDB that never reaches for the network.
+// duckDSN opens an in-memory DuckDB that never reaches for the network
+// through database/sql (the tests read outputs back with it); the stage
+// itself opens DuckDB with the same settings through openDuck.
 const duckDSN = "?autoinstall_known_extensions=false&autoload_known_extensions=false"
 
 // Aggregate runs the aggregate stage over one run folder. It needs the
@@ -162,6 +163,7 @@ func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, er
 		return nil, fmt.Errorf("aggregate %s: %w", id, err)
 	}
 	res := &AggregateResult{Run: ri, Previous: a.prev.ID, Tables: a.tables}
+	start := time.Now()
 	names := append(sortedKeys(a.out), sortedKeys(a.copies)...)
 	slices.Sort(names)
 	for _, name := range names {
@@ -179,6 +181,7 @@ func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, er
 		}
 		res.Files = append(res.Files, name)
 	}
+	opts.Log.Debug("aggregate wrote files", "took", time.Since(start))
 	opts.Log.Info("aggregate finished", "run", id, "previous", a.prev.ID, "files", len(res.Files))
 	return res, nil
 }
@@ -225,50 +228,65 @@ type aggregator struct {
 	run     RunInfo
 	prevDir string
 	prev    RunInfo // zero when no history is read
-	conn    *sql.Conn
+	duck    *duckConn
 	out     map[string][]byte // path relative to the run folder → bytes
 	copies  map[string]string // path relative to the run folder → file copied there
 	tables  []TableCount
+	pending chan encodedTable // the table being encoded, if any (addTable)
 }
 
 func (a *aggregator) hasPrev() bool { return a.prevDir != "" }
 
 // build computes every output into a.out.
 func (a *aggregator) build(ctx context.Context) error {
-	db, err := sql.Open("duckdb", duckDSN)
+	duck, err := openDuck()
 	if err != nil {
-		return fmt.Errorf("open duckdb: %w", err)
+		return err
 	}
-	defer db.Close()
-	conn, err := db.Conn(ctx)
-	if err != nil {
-		return fmt.Errorf("open duckdb: %w", err)
-	}
-	defer conn.Close()
-	a.conn = conn
+	defer duck.Close()
+	a.duck = duck
+	defer a.waitTable() // on an early return; its error is not the first
 	if err := a.setup(ctx); err != nil {
 		return err
 	}
 
 	// The tables, in dependency order: signals feeds store_answers, which
 	// feeds changes.
+	start := time.Now()
 	if err := a.exec(ctx, "aggregate_signals.sql", svcsql.Text("aggregate_signals.sql")); err != nil {
 		return err
 	}
+	a.opts.Log.Debug("aggregate signals", "took", time.Since(start))
 	for _, step := range []struct {
 		t    *datasets.Table
 		file string
+		keep bool // later SQL reads the table
 	}{
-		{datasets.StoreAnswers, "aggregate_store_answers.sql"},
-		{datasets.Stores, "aggregate_stores.sql"},
-		{datasets.AgentFacts, "aggregate_agent_facts.sql"},
-		{datasets.ProductData, "aggregate_product_data.sql"},
-		{datasets.Policies, "aggregate_policies.sql"},
-		{datasets.Changes, "aggregate_changes.sql"},
+		{datasets.StoreAnswers, "aggregate_store_answers.sql", a.hasPrev()}, // read by aggregate_changes.sql
+		{datasets.Stores, "aggregate_stores.sql", false},
+		{datasets.AgentFacts, "aggregate_agent_facts.sql", false},
+		{datasets.ProductData, "aggregate_product_data.sql", false},
+		{datasets.Policies, "aggregate_policies.sql", false},
+		{datasets.Changes, "aggregate_changes.sql", true}, // read by aggregate_change_counts.sql
 	} {
-		if err := a.derivedTable(ctx, step.t, step.file); err != nil {
+		if step.t == datasets.Changes && !a.hasPrev() {
+			// Without a previous run every input of the changes SQL but
+			// store_answers is empty, and so is its result.
+			cols, err := datasets.NewColumns(datasets.Changes, 0)
+			if err != nil {
+				return err
+			}
+			if err := a.addTable(cols); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := a.derivedTable(ctx, step.t, step.file, step.keep); err != nil {
 			return err
 		}
+	}
+	if err := a.waitTable(); err != nil {
+		return err
 	}
 	for _, c := range []struct {
 		t    *datasets.Table
@@ -281,7 +299,12 @@ func (a *aggregator) build(ctx context.Context) error {
 	slices.SortFunc(a.tables, func(x, y TableCount) int {
 		return tableOrder(x.Name) - tableOrder(y.Name)
 	})
-	return a.figures(ctx)
+	start = time.Now()
+	if err := a.figures(ctx); err != nil {
+		return err
+	}
+	a.opts.Log.Debug("aggregate figures", "took", time.Since(start))
+	return nil
 }
 
 func tableOrder(name string) int {
@@ -364,11 +387,11 @@ func (a *aggregator) loadHooks(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("browser lane: %w", err)
 		}
-		if err := insertRows(ctx, a.conn, "INSERT INTO browser_lane VALUES (?, ?)", m, func(v *bool) any {
+		if err := insertHosts(ctx, a.duck, "INSERT INTO browser_lane VALUES (?, ?)", m, func(ps mapping.PreparedStatement, v *bool) mapping.State {
 			if v == nil {
-				return nil
+				return mapping.BindNull(ps, 2)
 			}
-			return *v
+			return mapping.BindBoolean(ps, 2, *v)
 		}); err != nil {
 			return fmt.Errorf("browser lane: %w", err)
 		}
@@ -382,25 +405,21 @@ func (a *aggregator) loadHooks(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("svc-100 ids: %w", err)
 		}
-		if err := insertRows(ctx, a.conn, "INSERT INTO svc100 VALUES (?, ?)", m, func(v string) any { return v }); err != nil {
+		if err := insertHosts(ctx, a.duck, "INSERT INTO svc100 VALUES (?, ?)", m, func(ps mapping.PreparedStatement, v string) mapping.State {
+			return mapping.BindVarcharLength(ps, 2, v, mapping.IdxT(len(v)))
+		}); err != nil {
 			return fmt.Errorf("svc-100 ids: %w", err)
 		}
 	}
 	return nil
 }
 
-// insertRows inserts a host-keyed map in one transaction, hosts lower-cased.
-func insertRows[V any](ctx context.Context, conn *sql.Conn, stmt string, m map[string]V, val func(V) any) error {
-	tx, err := conn.BeginTx(ctx, nil)
-	if err != nil {
-		return err
-	}
-	defer tx.Rollback()
-	ps, err := tx.PrepareContext(ctx, stmt)
-	if err != nil {
-		return err
-	}
-	defer ps.Close()
+// insertHosts inserts a host-keyed map in one transaction, hosts
+// lower-cased and without a trailing dot; bind binds the value as the
+// second parameter.
+func insertHosts[V any](ctx context.Context, d *duckConn, stmt string, m map[string]V, bind func(mapping.PreparedStatement, V) mapping.State) error {
+	var hosts []string
+	var vals []V
 	seen := map[string]bool{}
 	for _, h := range sortedKeys(m) {
 		host := strings.TrimSuffix(strings.ToLower(h), ".")
@@ -408,11 +427,19 @@ func insertRows[V any](ctx context.Context, conn *sql.Conn, stmt string, m map[s
 			continue
 		}
 		seen[host] = true
-		if _, err := ps.ExecContext(ctx, host, val(m[h])); err != nil {
-			return fmt.Errorf("%s: %w", host, err)
-		}
+		hosts, vals = append(hosts, host), append(vals, m[h])
 	}
-	return tx.Commit()
+	return d.insertRows(ctx, stmt, func(ps mapping.PreparedStatement, i int) (bool, error) {
+		if i == len(hosts) {
+			return false, nil
+		}
+		if err := errors.Join(
+			bindState(mapping.BindVarcharLength(ps, 1, hosts[i], mapping.IdxT(len(hosts[i]))), hosts[i]),
+			bindState(bind(ps, vals[i]), hosts[i])); err != nil {
+			return false, err
+		}
+		return true, nil
+	})
 }
 
 // loadPrevious fills prev_<table> from the previous run's output, reading
@@ -423,15 +450,11 @@ func (a *aggregator) loadPrevious(ctx context.Context, t *datasets.Table) ([]str
 	if _, err := os.Stat(path); errors.Is(err, os.ErrNotExist) {
 		return []string{}, nil
 	}
-	rows, err := a.conn.QueryContext(ctx, "SELECT * FROM read_parquet("+sqlLiteral(path)+") LIMIT 0")
+	head, err := a.duck.query(ctx, "SELECT * FROM read_parquet("+sqlLiteral(path)+") LIMIT 0")
 	if err != nil {
 		return nil, fmt.Errorf("previous run %s: %w", path, err)
 	}
-	have, err := rows.Columns()
-	rows.Close()
-	if err != nil {
-		return nil, fmt.Errorf("previous run %s: %w", path, err)
-	}
+	have := head.names
 	var shared []string
 	for _, c := range t.ColumnNames() {
 		if slices.Contains(have, c) {
@@ -457,16 +480,24 @@ func (a *aggregator) loadPrevious(ctx context.Context, t *datasets.Table) ([]str
 	return out, nil
 }
 
-// derivedTable creates the table from its SQL file, reads it back in key
-// order and encodes it.
-func (a *aggregator) derivedTable(ctx context.Context, t *datasets.Table, file string) error {
-	if err := a.exec(ctx, file, "CREATE OR REPLACE TEMP TABLE "+sqlIdent(t.Name)+" AS "+svcsql.Text(file)); err != nil {
-		return err
+// derivedTable runs the table's SQL file, reads the rows (in key order:
+// each file ends in ORDER BY the key, so the writer's sort is one check)
+// and encodes them. A table that later SQL reads (keep) is created in
+// DuckDB first and read back from there.
+func (a *aggregator) derivedTable(ctx context.Context, t *datasets.Table, file string, keep bool) error {
+	start := time.Now()
+	query := svcsql.Text(file)
+	if keep {
+		if err := a.exec(ctx, file, "CREATE OR REPLACE TEMP TABLE "+sqlIdent(t.Name)+" AS "+query); err != nil {
+			return err
+		}
+		query = "SELECT * FROM " + sqlIdent(t.Name)
 	}
-	cols, err := queryColumns(ctx, a.conn, t, "SELECT * FROM "+sqlIdent(t.Name))
+	cols, err := a.duck.queryColumns(ctx, t, query)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
+	a.opts.Log.Debug("aggregate queried", "table", t.Name, "rows", cols.Len(), "took", time.Since(start))
 	return a.addTable(cols)
 }
 
@@ -530,18 +561,52 @@ func copyFileAtomic(src, dst string) error {
 	return durable.SyncDir(filepath.Dir(dst))
 }
 
+// addTable encodes cols as Parquet into a.out. The encoding runs in the
+// background while DuckDB computes the next table, which shares the CPUs
+// better than taking turns; one table at a time, so at most two tables'
+// rows are in memory. waitTable collects it.
 func (a *aggregator) addTable(cols *datasets.Columns) error {
-	var buf bytes.Buffer
-	if err := datasets.WriteParquet(&buf, cols); err != nil {
+	if err := a.waitTable(); err != nil {
 		return err
 	}
-	a.out[filepath.ToSlash(filepath.Join(OutTables, cols.Table().Name+".parquet"))] = buf.Bytes()
-	a.tables = append(a.tables, TableCount{Name: cols.Table().Name, Rows: cols.Len()})
+	done := make(chan encodedTable, 1)
+	a.pending = done
+	go func() {
+		start := time.Now()
+		var buf bytes.Buffer
+		err := datasets.WriteParquet(&buf, cols)
+		a.opts.Log.Debug("aggregate encoded", "table", cols.Table().Name, "rows", cols.Len(), "took", time.Since(start))
+		done <- encodedTable{name: cols.Table().Name, rows: cols.Len(), data: buf.Bytes(), err: err}
+	}()
+	return nil
+}
+
+// encodedTable is one table's Parquet bytes.
+type encodedTable struct {
+	name string
+	rows int
+	data []byte
+	err  error
+}
+
+// waitTable waits for the table being encoded, if any, and adds it to the
+// outputs.
+func (a *aggregator) waitTable() error {
+	if a.pending == nil {
+		return nil
+	}
+	e := <-a.pending
+	a.pending = nil
+	if e.err != nil {
+		return e.err
+	}
+	a.out[filepath.ToSlash(filepath.Join(OutTables, e.name+".parquet"))] = e.data
+	a.tables = append(a.tables, TableCount{Name: e.name, Rows: e.rows})
 	return nil
 }
 
 func (a *aggregator) exec(ctx context.Context, what, stmt string) error {
-	if _, err := a.conn.ExecContext(ctx, stmt); err != nil {
+	if err := a.duck.exec(ctx, stmt); err != nil {
 		return fmt.Errorf("%s: %w", what, err)
 	}
 	return nil
@@ -562,45 +627,6 @@ func ReadTableFile(path string, t *datasets.Table) (*datasets.Columns, error) {
 	cols, err := datasets.ReadParquet(f, fi.Size(), t)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return cols, nil
-}
-
-// queryColumns runs query and collects its rows as t's columns; the result
-// must have t's column names in t's order.
-func queryColumns(ctx context.Context, conn *sql.Conn, t *datasets.Table, query string) (*datasets.Columns, error) {
-	rows, err := conn.QueryContext(ctx, query)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	names, err := rows.Columns()
-	if err != nil {
-		return nil, err
-	}
-	if want := t.ColumnNames(); !slices.Equal(names, want) {
-		return nil, fmt.Errorf("table %s: the query returns columns %v, want %v", t.Name, names, want)
-	}
-	cols, err := datasets.NewColumns(t, 0)
-	if err != nil {
-		return nil, err
-	}
-	vals := make([]any, len(names))
-	ptrs := make([]any, len(names))
-	for i := range vals {
-		ptrs[i] = &vals[i]
-	}
-	for rows.Next() {
-		clear(vals)
-		if err := rows.Scan(ptrs...); err != nil {
-			return nil, err
-		}
-		if err := cols.AppendRow(vals); err != nil {
-			return nil, err
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, err
 	}
 	return cols, nil
 }

@@ -624,47 +624,37 @@ var changeFields = []string{"agents_can_buy", "buy_agent_catalog", "cart_link", 
 // the weekly edition into a.out.
 func (a *aggregator) figures(ctx context.Context) error {
 	in := &figureInputs{run: a.run, baseURL: a.opts.BaseURL}
-	rows, err := a.conn.QueryContext(ctx, svcsql.Text("aggregate_figures.sql"))
+	res, err := a.duck.query(ctx, svcsql.Text("aggregate_figures.sql"))
 	if err != nil {
 		return fmt.Errorf("aggregate_figures.sql: %w", err)
 	}
-	for rows.Next() {
+	for _, row := range res.rows {
 		var g groupCounts
-		if err := rows.Scan(g.scanTargets()...); err != nil {
-			rows.Close()
+		if err := scanRow(row, g.scanTargets()...); err != nil {
 			return fmt.Errorf("aggregate_figures.sql: %w", err)
 		}
 		in.groups = append(in.groups, g)
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("aggregate_figures.sql: %w", err)
-	}
-	if err := a.conn.QueryRowContext(ctx, svcsql.Text("aggregate_index_checked.sql")).Scan(&in.indexChecked); err != nil {
-		return fmt.Errorf("aggregate_index_checked.sql: %w", err)
+	if err := a.queryCount(ctx, "aggregate_index_checked.sql", &in.indexChecked); err != nil {
+		return err
 	}
 	if a.hasPrev() {
 		prev := a.prev
 		in.prev = &prev
-		if err := a.conn.QueryRowContext(ctx, svcsql.Text("aggregate_rechecks.sql")).Scan(&in.rechecks); err != nil {
-			return fmt.Errorf("aggregate_rechecks.sql: %w", err)
+		if err := a.queryCount(ctx, "aggregate_rechecks.sql", &in.rechecks); err != nil {
+			return err
 		}
 		got := map[string]FieldChange{}
-		rows, err := a.conn.QueryContext(ctx, svcsql.Text("aggregate_change_counts.sql"))
+		res, err := a.duck.query(ctx, svcsql.Text("aggregate_change_counts.sql"))
 		if err != nil {
 			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 		}
-		for rows.Next() {
+		for _, row := range res.rows {
 			var fc FieldChange
-			if err := rows.Scan(&fc.Field, &fc.Gained, &fc.Lost); err != nil {
-				rows.Close()
+			if err := scanRow(row, &fc.Field, &fc.Gained, &fc.Lost); err != nil {
 				return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 			}
 			got[fc.Field] = fc
-		}
-		rows.Close()
-		if err := rows.Err(); err != nil {
-			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 		}
 		for _, f := range changeFields {
 			fc := got[f]
@@ -701,6 +691,21 @@ func (a *aggregator) figures(ctx context.Context) error {
 			return fmt.Errorf("%s: %w", f.path, err)
 		}
 		a.out[f.path] = b
+	}
+	return nil
+}
+
+// queryCount runs a SQL file whose result is one count.
+func (a *aggregator) queryCount(ctx context.Context, file string, n *int64) error {
+	res, err := a.duck.query(ctx, svcsql.Text(file))
+	if err == nil && len(res.rows) != 1 {
+		err = fmt.Errorf("%d rows, want 1", len(res.rows))
+	}
+	if err == nil {
+		err = scanRow(res.rows[0], n)
+	}
+	if err != nil {
+		return fmt.Errorf("%s: %w", file, err)
 	}
 	return nil
 }

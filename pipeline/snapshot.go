@@ -7,12 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
 	"svc/datasets"
 	"svc/pipeline/check"
 	"svc/publish"
+	"svc/publish/pages"
 )
 
 // MethodVersion is the version of the whole measuring method published in
@@ -90,6 +92,13 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 		if n > 0 {
 			snap.Version = fmt.Sprintf("%s.%d", ri.Date, n)
 		}
+		// The pages name the version, so they are rendered for each one tried.
+		pageFiles, err := pages.Build(ctx, pages.Input{Version: snap.Version, MethodVersion: MethodVersion, BaseURL: opts.BaseURL,
+			Tables: tables, Files: files, Weekly: weekly, Changelog: Changelog, Published: st})
+		if err != nil {
+			return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
+		}
+		snap.Files = append(slices.Clip(files), pageFiles...)
 		res, err := publish.Publish(ctx, st, snap)
 		if errors.Is(err, publish.ErrVersionExists) {
 			continue

@@ -37,6 +37,8 @@ type apiError struct {
 	message string
 	// retryAfter, in seconds, is sent as Retry-After with 429 and 503.
 	retryAfter int
+	// problems lists what is wrong with an invalid body, each at its path.
+	problems []Problem
 }
 
 func (e *apiError) Error() string { return e.message }
@@ -53,9 +55,18 @@ type ErrorBody struct {
 	Error ErrorDetail `json:"error"`
 }
 
-// ErrorDetail is the inside of ErrorBody.
+// ErrorDetail is the inside of ErrorBody. Problems is present only when a
+// submitted body is invalid: one entry per problem, at its JSON path.
 type ErrorDetail struct {
-	Code    string `json:"code"`
+	Code     string    `json:"code"`
+	Message  string    `json:"message"`
+	Problems []Problem `json:"problems,omitempty"`
+}
+
+// Problem is one reason a submitted body is invalid, at a JSON path into
+// the body ("$.results[3].id").
+type Problem struct {
+	Path    string `json:"path"`
 	Message string `json:"message"`
 }
 
@@ -65,16 +76,18 @@ func classify(err error) (int, ErrorBody, int) {
 	var ae *apiError
 	retry := 0
 	msg := "internal error; the problem was logged"
+	var problems []Problem
 	if errors.As(err, &ae) {
 		msg = ae.message
 		retry = ae.retryAfter
+		problems = ae.problems
 	}
 	for _, m := range errorStatus {
 		if errors.Is(err, m.err) {
 			if ae == nil {
 				msg = err.Error()
 			}
-			return m.status, ErrorBody{ErrorDetail{Code: m.err.Error(), Message: msg}}, retry
+			return m.status, ErrorBody{ErrorDetail{Code: m.err.Error(), Message: msg, Problems: problems}}, retry
 		}
 	}
 	return http.StatusInternalServerError, ErrorBody{ErrorDetail{Code: "internal", Message: msg}}, 0

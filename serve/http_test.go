@@ -38,7 +38,7 @@ func TestAdaptErrorBody(t *testing.T) {
 		if err := json.Unmarshal(rec.Body.Bytes(), &body); err != nil {
 			t.Fatalf("%v: body %q is not the error body: %v", tc.err, rec.Body, err)
 		}
-		if diff := cmp.Diff(ErrorBody{ErrorDetail{tc.code, tc.msg}}, body); diff != "" {
+		if diff := cmp.Diff(ErrorBody{ErrorDetail{Code: tc.code, Message: tc.msg}}, body); diff != "" {
 			t.Errorf("error body (-want +got):\n%s", diff)
 		}
 	}

@@ -30,6 +30,7 @@ var (
 	quotaLeaderboard   = quota{"leaderboard_submissions", 5, false}
 	quotaStoreSubmits  = quota{"store_submissions", 20, false} // requests
 	quotaStoreHosts    = quota{"store_submission_hosts", 200, false}
+	quotaSiteSubHosts  = quota{"store_submission_hosts_site", 5000, true}
 	quotaAsk           = quota{"ask_reads", 120, false}
 	quotaSavedReads    = quota{"saved_reads", 1000, false} // agent facts, product data, vendor readiness, store
 	quotaReports       = quota{"checkout_reports", 100, false}
@@ -102,6 +103,30 @@ func (l *limiter) take(caller string, n int, qs ...quota) error {
 		}
 	}
 	return nil
+}
+
+// takeUpTo uses as many of n as every quota of qs still allows today (all
+// quotas by the same amount) and returns that number, 0 when any is spent.
+// For requests that do part of their work when over a limit, as store
+// submissions do per host.
+func (l *limiter) takeUpTo(caller string, n int, qs ...quota) int {
+	day := l.day()
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, q := range qs {
+		n = min(n, max(q.Max-l.counts[l.keyFor(caller, q)+"|"+q.Name+"|"+day], 0))
+	}
+	if n <= 0 {
+		return 0
+	}
+	for _, q := range qs {
+		key := l.keyFor(caller, q)
+		l.counts[key+"|"+q.Name+"|"+day] += n
+		if l.log != nil {
+			_ = l.log.Note(recCount, l.now(), countRecord{Key: key, Quota: q.Name, Day: day, N: n})
+		}
+	}
+	return n
 }
 
 // remaining says how many uses of q the caller has left today.

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"svc/pipeline/check"
+	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
 	"svc/serve/state"
 )
@@ -32,6 +33,13 @@ type Config struct {
 	Engine *check.Engine
 	// UCP validates profiles; nil makes validation answer 503.
 	UCP *ucp.Validator
+	// LLM is the model the Index answer reads from; unset, the answer says
+	// no model is configured and invents nothing.
+	LLM LLMConfig
+	// Client is the safe client store submissions are validated through;
+	// nil makes POST /api/stores/submit answer 503.
+	Client *fetch.Client
+
 	Log *slog.Logger
 	Now func() time.Time
 	// TrustProxy takes the client address from X-Forwarded-For (the last
@@ -53,9 +61,20 @@ type Server struct {
 	state  *state.Log
 	limits *limiter
 	cache  *checkCache
+	subs   *submissions // store and leaderboard submissions (submit*.go)
+	reads  *readState   // live-check history, reachability, precheck rows (readstate.go)
 
 	snap     atomic.Pointer[snapshot]
 	reloadMu sync.Mutex
+	// badVersion failed to load (badErr): it is not loaded again, at a
+	// million stores' cost every tick, until data/latest moves.
+	badVersion string
+	badErr     error
+
+	llm *llmCache // one model read per host a day
+
+	mcpOnce    sync.Once
+	mcpHandler http.Handler
 
 	inflightMu sync.Mutex
 	inflight   map[string]bool // hosts with a live check running
@@ -67,6 +86,7 @@ type snapshot struct {
 	version string
 	files   map[string]*file  // public/ paths outside data/ -> body
 	sha256  map[string]string // "<version>/<file>" -> sha256, from the manifest
+	read    *readLayer        // lookups and DuckDB over the tables; nil without tables
 }
 
 // New opens the state log, replays it, loads the latest snapshot (if any)
@@ -89,7 +109,8 @@ func New(cfg Config) (*Server, error) {
 	s := &Server{
 		cfg: cfg, log: cfg.Log, now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
 		state: st, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
-		inflight: map[string]bool{},
+		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
+		llm: &llmCache{m: map[string]cachedRead{}},
 	}
 	if err := state.Replay(filepath.Join(cfg.DataDir, "state"), s.replay); err != nil {
 		st.Close()
@@ -106,17 +127,27 @@ func New(cfg Config) (*Server, error) {
 func (s *Server) replay(rec state.Record) error {
 	s.limits.replay(rec)
 	s.cache.replay(rec, s.now())
+	s.subs.replay(rec)
+	s.reads.replay(rec, s.now())
 	return nil
 }
 
 // Close releases the state log.
-func (s *Server) Close() error { return s.state.Close() }
+func (s *Server) Close() error {
+	// The read layer closes once the requests reading it are done.
+	if old := s.snap.Swap(&snapshot{}); old != nil && old.read != nil {
+		old.read.release()
+	}
+	return s.state.Close()
+}
 
 func (s *Server) current() *snapshot { return s.snap.Load() }
 
 // Reload loads the snapshot data/latest points at, when it changed. A
 // failed load keeps the snapshot being served.
-func (s *Server) Reload() error {
+func (s *Server) Reload() error { return s.reload(context.Background()) }
+
+func (s *Server) reload(ctx context.Context) error {
 	s.reloadMu.Lock()
 	defer s.reloadMu.Unlock()
 	target, err := os.Readlink(filepath.Join(s.public, "data", "latest"))
@@ -127,6 +158,9 @@ func (s *Server) Reload() error {
 	if cur := s.current(); cur.version == version {
 		return nil
 	}
+	if version == s.badVersion {
+		return fmt.Errorf("snapshot %s: %w: %w", version, errSkippedVersion, s.badErr)
+	}
 	files, err := loadFiles(s.public)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", s.public, err)
@@ -135,8 +169,24 @@ func (s *Server) Reload() error {
 	if err != nil {
 		return err
 	}
-	s.snap.Store(&snapshot{version: version, files: files, sha256: sums})
-	s.log.Info("snapshot loaded", "version", version, "files", len(files))
+	read, err := openReadLayer(ctx, filepath.Join(s.public, "data", version), version)
+	if errors.Is(err, errNoTables) {
+		read, err = nil, nil
+	}
+	if err != nil {
+		s.badVersion, s.badErr = version, err
+		return err
+	}
+	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read})
+	if old != nil && old.read != nil {
+		old.read.release() // closed when its last request is done
+	}
+	s.reads.pruneHistory(read, s.now())
+	attrs := []any{"version", version, "files", len(files)}
+	if read != nil {
+		attrs = append(attrs, "stores", read.rows.Len(), "lookup_mb", read.rows.memBytes()>>20, "load_ms", read.loaded.Milliseconds())
+	}
+	s.log.Info("snapshot loaded", attrs...)
 	return nil
 }
 
@@ -171,7 +221,7 @@ func (s *Server) Watch(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			if err := s.Reload(); err != nil && !errors.Is(err, os.ErrNotExist) {
+			if err := s.reload(ctx); err != nil && !errors.Is(err, os.ErrNotExist) && !errors.Is(err, errSkippedVersion) {
 				s.log.Warn("snapshot reload failed; still serving the previous one", "error", err)
 			}
 		}

@@ -211,6 +211,13 @@ func TestNoSnapshotIs503(t *testing.T) {
 // validator that reach it.
 func fixtureEngine(t *testing.T) (*fixtures.World, *check.Engine, *ucp.Validator) {
 	t.Helper()
+	w, e, v, _ := fixtureEngineClient(t)
+	return w, e, v
+}
+
+// fixtureEngineClient is fixtureEngine with the safe client it uses.
+func fixtureEngineClient(t *testing.T) (*fixtures.World, *check.Engine, *ucp.Validator, *fetch.Client) {
+	t.Helper()
 	world := fixtures.Generate(1, fixtures.DefaultStores)
 	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
 	if err != nil {
@@ -225,7 +232,7 @@ func fixtureEngine(t *testing.T) (*fixtures.World, *check.Engine, *ucp.Validator
 	if err != nil {
 		t.Fatal(err)
 	}
-	return world, check.New(check.Options{Client: client, UCP: v}), v
+	return world, check.New(check.Options{Client: client, UCP: v}), v, client
 }
 
 func TestLiveCheck(t *testing.T) {

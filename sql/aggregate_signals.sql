@@ -18,9 +18,20 @@
 CREATE OR REPLACE TEMP TABLE signals AS
 WITH base AS (
     SELECT
-        -- result_json stays out: only the two fields read below are kept,
-        -- so a million stores do not hold their whole results in memory.
-        c.* EXCLUDE (result_json),
+        -- Only the checks columns that this file and the later aggregate
+        -- SQL read (add one here before reading it there): a million
+        -- stores' whole results (result_json, the tool lists, every robots
+        -- verdict) would be copied into the table for nothing. Of
+        -- result_json only the two fields parsed below are kept.
+        c.host, c.name, c.category, c.source, c.checked_at,
+        c.blocked, c.block_reason, c.parked, c.redirects_to_other_brand, c.platform,
+        c.catalog_answered, c.catalog_throttled, c.product_found, c.cart_link,
+        c.storefront_mcp, c.webmcp, c.checkout_webmcp_status,
+        c.ucp_status, c.ucp_counts_in_directory,
+        c.robots_chatgpt_user, c.robots_claude_user, c.robots_perplexity_user,
+        c.product_data_source, c.product_name, c.product_price, c.product_currency,
+        c.product_availability, c.product_gtin, c.product_sku, c.product_image, c.product_data_complete,
+        c.acp_found, c.mcp_card_found, c.fix_code,
         c.check_error IS NULL AND c.checked_at IS NOT NULL AS checked,
         -- A valid profile is true; an invalid or missing one is a measured
         -- false; unreachable and not_checked are unmeasured.
@@ -36,15 +47,17 @@ WITH base AS (
             OR coalesce(c.robots_perplexity_user = 'disallowed', false))
         END AS robots_users_allowed,
         b.reached AS buy_browser,
-        json_extract_string(c.result_json, '$.fix.text') AS fix_text,
-        nullif(json_extract_string(c.result_json, '$.productData.url'), '') AS product_url,
+        -- Both fields in one parse of the JSON text.
+        json_extract_string(c.result_json, ['$.fix.text', '$.productData.url']) AS result_fields,
         CASE WHEN c.platform IN ('shopify', 'bigcommerce') THEN 'hosted_platform' ELSE 'not_detected' END AS segment
     FROM checks AS c
     LEFT JOIN browser_lane AS b USING (host)
 ),
 lanes AS (
     SELECT
-        *,
+        * EXCLUDE (result_fields),
+        result_fields[1] AS fix_text,
+        nullif(result_fields[2], '') AS product_url,
         -- buy.agent_catalog: the hosted catalog/cart returned a checkout
         -- link AND the UCP profile is valid (three-valued AND: false when
         -- either is a measured false, null when neither decides).

@@ -73,8 +73,19 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		return err
 	}
 	log := opts.logger()
-	if _, err := pipeline.OpenRun(opts.data, opts.runID, time.Now()); err != nil {
+	ri, err := pipeline.OpenRun(opts.data, opts.runID, time.Now())
+	if err != nil {
 		return err
+	}
+	// Stores accepted by POST /api/stores/submit up to the run's start join
+	// the CSV's (which wins for a host in both), so a resumed crawl sees the
+	// same list.
+	stores, submitted, err := pipeline.MergeSubmitted(stores, filepath.Join(opts.data, "state"), ri.Started)
+	if err != nil {
+		return err
+	}
+	if submitted > 0 {
+		log.Info("submitted stores queued", "stores", submitted)
 	}
 	dir := pipeline.RunDir(opts.data, opts.runID)
 	stats, err := pipeline.Crawl(ctx, pipeline.CrawlOptions{

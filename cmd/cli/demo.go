@@ -13,6 +13,7 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline/durable"
+	"svc/serve"
 )
 
 // demoOptions holds the flags of `svc demo`.
@@ -124,6 +125,10 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 			"bin/svc --data " + o.data + " sql \"SELECT verdict, count(*) FROM store_answers GROUP BY 1\"",
 		} {
 			fmt.Fprintf(w, "  %s\n", ex)
+		}
+		fmt.Fprintln(w, "\nSample contributions (every fixture store is already listed, so the store comes back already_listed):")
+		for _, smp := range serve.SubmissionSamples(h) {
+			fmt.Fprintf(w, "  # %s\n  %s\n", smp.Title, smp.Curl(base))
 		}
 		fmt.Fprintln(w, "Ctrl-C stops the API and the fixture world.")
 	})

@@ -39,7 +39,11 @@ Logs are JSON lines on stderr and never hold a client address or user
 agent; limits key on an HMAC of the client's network with a secret kept in
 DATA/state. Behind a reverse proxy, --trust-proxy takes the client address
 from the last X-Forwarded-For entry. SIGTERM or Ctrl-C shuts down
-gracefully.`,
+gracefully.
+
+The Index answer (GET /api/ask) reads what a language model tells shoppers
+through an OpenAI-compatible chat API named by SVC_LLM_URL, SVC_LLM_MODEL
+and SVC_LLM_KEY; without them it says no model is configured.`,
 		Example: `  svc serve --addr 127.0.0.1:8080
   svc serve --addr :8080 --trust-proxy --base-url https://svc.example`,
 		Args: argsUsage(cobra.NoArgs),
@@ -71,8 +75,9 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 		return err
 	}
 	srv, err := serve.New(serve.Config{
-		DataDir: o.data, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v,
+		DataDir: o.data, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
 		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL,
+		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})
 	if err != nil {
 		return err

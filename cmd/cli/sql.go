@@ -2,24 +2,17 @@ package cli
 
 import (
 	"context"
-	gosql "database/sql"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
 
-	_ "github.com/duckdb/duckdb-go/v2" // the DuckDB driver, in process
 	"github.com/spf13/cobra"
 
-	"svc/datasets"
+	"svc/datasets/duck"
 )
-
-// DuckDBDSN opens an in-process DuckDB that never reaches for the network:
-// extensions are neither installed nor loaded automatically.
-const DuckDBDSN = "?autoinstall_known_extensions=false&autoload_known_extensions=false"
 
 // sqlOptions holds the flags of `svc sql`.
 type sqlOptions struct {
@@ -71,39 +64,11 @@ downloaded.`,
 	return cmd
 }
 
-// openDatasets opens an in-memory DuckDB with the analyst views over one
-// published version folder.
-func openDatasets(ctx context.Context, dir string) (*gosql.DB, error) {
-	if _, err := os.Stat(filepath.Join(dir, "manifest.json")); err != nil {
-		return nil, fmt.Errorf("no published dataset in %s: run `svc run` (or `svc demo`) first", dir)
-	}
-	db, err := gosql.Open("duckdb", DuckDBDSN)
-	if err != nil {
-		return nil, err
-	}
-	var tables []*datasets.Table
-	for _, t := range datasets.All() {
-		if _, err := os.Stat(filepath.Join(dir, t.Name+".parquet")); err == nil {
-			tables = append(tables, t)
-		}
-	}
-	views, err := datasets.ViewsSQL(dir, tables)
-	if err != nil {
-		db.Close()
-		return nil, err
-	}
-	if _, err := db.ExecContext(ctx, views); err != nil {
-		db.Close()
-		return nil, fmt.Errorf("create views over %s: %w", dir, err)
-	}
-	return db, nil
-}
-
 func sqlRun(ctx context.Context, o *sqlOptions) error {
 	if strings.ContainsAny(o.version, "/\\") || strings.HasPrefix(o.version, ".") {
 		return usagef("--version %q is not a version folder name", o.version)
 	}
-	db, err := openDatasets(ctx, filepath.Join(o.data, "public", "data", o.version))
+	db, err := duck.OpenDatasets(ctx, filepath.Join(o.data, "public", "data", o.version), nil)
 	if err != nil {
 		return err
 	}

@@ -462,8 +462,8 @@ func (e *Engine) mcpCard(ctx context.Context, origin string) Discovery {
 	return Discovery{Found: ptr(false)}
 }
 
-// Checkout WebMCP tools run inside a platform's hosted checkout (SIGNALS.md).
-var checkoutTools = []string{"navigate_to_storefront", "get_checkout", "update_checkout", "complete_checkout"}
+// CheckoutTools are the Checkout WebMCP tools that run inside a platform's hosted checkout (SIGNALS.md).
+var CheckoutTools = []string{"navigate_to_storefront", "get_checkout", "update_checkout", "complete_checkout"}
 
 // checkoutWebMCP is platform-only: evidence when the page itself declares a
 // checkout tool, an inference for Shopify, unknown otherwise. detected stays
@@ -471,7 +471,7 @@ var checkoutTools = []string{"navigate_to_storefront", "get_checkout", "update_c
 func checkoutWebMCP(platform string, wm detect.WebMCP) CheckoutWebMCP {
 	var seen []string
 	for _, t := range wm.Tools {
-		if contains(checkoutTools, t) {
+		if contains(CheckoutTools, t) {
 			seen = append(seen, t)
 		}
 	}
@@ -480,7 +480,7 @@ func checkoutWebMCP(platform string, wm detect.WebMCP) CheckoutWebMCP {
 		return CheckoutWebMCP{Status: "evidence", Detected: ptr(true), Tools: seen,
 			Reason: "Evidence: the store's server HTML declares checkout WebMCP tools. Buyer approval is required before any order."}
 	case platform == detect.PlatformShopify:
-		return CheckoutWebMCP{Status: "inferred", Tools: append([]string(nil), checkoutTools...),
+		return CheckoutWebMCP{Status: "inferred", Tools: append([]string(nil), CheckoutTools...),
 			Reason: "Inferred from the platform: Shopify's hosted checkout registers these WebMCP tools at runtime; nothing on this store shows them from outside. Buyer approval is required."}
 	}
 	return CheckoutWebMCP{Status: "unknown", Tools: []string{},

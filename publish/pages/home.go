@@ -1,0 +1,70 @@
+package pages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// share is a count out of n, as the precomputed figures write it.
+type share struct {
+	Count int64    `json:"count"`
+	N     int64    `json:"n"`
+	Pct   *float64 `json:"pct"`
+}
+
+// homeFigures are the adoption counts the home page quotes
+// (api/agent-checkout/adoption.json, spec 2.8).
+type homeFigures struct {
+	Now struct {
+		Stores        int64 `json:"stores"`
+		Checked       int64 `json:"checked"`
+		AgentsCanBuy  share `json:"agentsCanBuy"`
+		ValidUCP      share `json:"validUcp"`
+		CheckoutLinks share `json:"checkoutLinks"`
+		Blocked       share `json:"blocked"`
+	} `json:"now"`
+	Available bool `json:"available"`
+}
+
+type homeData struct {
+	Figures  *homeFigures
+	Weekly   *edition
+	Stores   int
+	Board    bool
+	Version  string
+	Versions int
+}
+
+func (b *builder) home(ctx context.Context) error {
+	d := &homeData{Stores: len(b.listed), Version: b.in.Version}
+	if body := b.file(adoptionFile); body != nil {
+		var f homeFigures
+		if err := json.Unmarshal(body, &f); err != nil {
+			return fmt.Errorf("%s: %w", adoptionFile, err)
+		}
+		if f.Available {
+			d.Figures = &f
+		}
+	}
+	eds, _, err := b.editions(ctx)
+	if err != nil {
+		return err
+	}
+	if len(eds) > 0 {
+		d.Weekly = eds[0]
+	}
+	board, err := b.leaderboardBoard()
+	if err != nil {
+		return err
+	}
+	d.Board = board != nil
+	body, err := b.render("home", &Page{Title: "Can AI agents buy here?", Section: "home",
+		Description: "svc measures whether AI agents can find products and reach checkout at online stores, and publishes the results as open data. It stops before payment.",
+		Data:        d})
+	if err != nil {
+		return err
+	}
+	b.add(HomeFile, body, false)
+	return nil
+}

@@ -1,0 +1,236 @@
+package pages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"html"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"svc/publish"
+)
+
+// edition is the part of a weekly figure (schema svc-weekly-agent-checkout/1,
+// spec 2.13) the pages show.
+type edition struct {
+	Schema     string    `json:"schema"`
+	Date       string    `json:"date"`
+	Headline   string    `json:"headline"`
+	Segments   []segment `json:"segments"`
+	Comparison struct {
+		Text                string   `json:"text"`
+		DifferencePctPoints *float64 `json:"difference_pct_points"`
+		Previous            *struct {
+			Date            string   `json:"date"`
+			N               int64    `json:"n"`
+			Count           int64    `json:"count"`
+			Pct             *float64 `json:"pct"`
+			ChangePctPoints *float64 `json:"change_pct_points"`
+		} `json:"previous"`
+	} `json:"comparison"`
+	AltText        string   `json:"alt_text"`
+	Citation       string   `json:"citation"`
+	N              int64    `json:"n"`
+	Count          int64    `json:"count"`
+	Pct            *float64 `json:"pct"`
+	SnapshotDate   string   `json:"snapshot_date"`
+	DatasetVersion string   `json:"dataset_version"`
+	License        string   `json:"license"`
+	CCBY           string   `json:"cc_by"`
+	Metric         string   `json:"metric"`
+	Scope          string   `json:"scope"`
+	Source         string   `json:"source"`
+}
+
+type segment struct {
+	ID    string   `json:"id"`
+	Label string   `json:"label"`
+	N     int64    `json:"n"`
+	Count int64    `json:"count"`
+	Pct   *float64 `json:"pct"`
+}
+
+// bars are the chart's bars: the segments, then every store.
+func (e *edition) bars() []segment {
+	out := slices.Clone(e.Segments)
+	return append(out, segment{ID: "all", Label: "All checked stores", N: e.N, Count: e.Count, Pct: e.Pct})
+}
+
+type weeklyData struct {
+	Edition          *edition
+	Bars             []segment
+	Height           int // of the chart
+	PageURL          string
+	JSONURL, SVGURL  string
+	Prev, Next       string // dates of the neighbouring editions, "" when none
+	PrevURL, NextURL string
+}
+
+type weeklyIndex struct {
+	Latest   *weeklyData
+	Editions []*edition // newest first
+}
+
+// weekly renders a page per edition (this run's and every one already
+// published), the index of editions, and the chart of each edition that
+// has none yet, frozen beside its JSON.
+func (b *builder) weekly(ctx context.Context) error {
+	eds, svgs, err := b.editions(ctx)
+	if err != nil {
+		return err
+	}
+	idx := &weeklyIndex{}
+	for i, e := range eds {
+		d := &weeklyData{Edition: e, Bars: e.bars(), Height: weeklySVGHeight(e),
+			PageURL: b.site.Link("/weekly/" + e.Date + "/"),
+			JSONURL: b.site.Link("/" + publish.WeeklyDir + "/" + e.Date + ".json"), SVGURL: b.site.Link("/" + WeeklySVGFile(e.Date))}
+		if i > 0 {
+			d.Next, d.NextURL = eds[i-1].Date, b.site.Link("/weekly/"+eds[i-1].Date+"/")
+		}
+		if i+1 < len(eds) {
+			d.Prev, d.PrevURL = eds[i+1].Date, b.site.Link("/weekly/"+eds[i+1].Date+"/")
+		}
+		if i == 0 {
+			idx.Latest = d
+		}
+		isNew := b.in.Weekly != nil && b.in.Weekly.Date == e.Date
+		if isNew || !svgs[e.Date] {
+			b.add(WeeklySVGFile(e.Date), weeklySVG(e), true)
+		}
+		body, err := b.render("edition", &Page{Title: "Weekly figure, week of " + e.Date, Section: "weekly",
+			Description: e.Headline, Data: d})
+		if err != nil {
+			return err
+		}
+		b.add("weekly/"+e.Date+"/index.html", body, false)
+	}
+	idx.Editions = eds
+	body, err := b.render("weekly", &Page{Title: "Weekly figure", Section: "weekly",
+		Description: "Each week, the share of checked stores that returned a checkout link to a plain-HTTP agent.", Data: idx})
+	if err != nil {
+		return err
+	}
+	b.add(WeeklyFile, body, false)
+	return nil
+}
+
+// editions returns every edition, newest first: the ones published, and
+// this run's (which wins over a published one of the same date), and the
+// dates whose chart is already published.
+func (b *builder) editions(ctx context.Context) ([]*edition, map[string]bool, error) {
+	bodies := map[string][]byte{}
+	svgs := map[string]bool{}
+	if st := b.in.Published; st != nil {
+		names, err := st.List(ctx, publish.WeeklyDir)
+		if err != nil {
+			return nil, nil, err
+		}
+		for _, n := range names {
+			if d, ok := strings.CutSuffix(n, ".svg"); ok {
+				svgs[d] = true
+				continue
+			}
+			d, ok := strings.CutSuffix(n, ".json")
+			if !ok || !isDate(d) {
+				continue
+			}
+			body, err := readPublished(ctx, st, publish.WeeklyDir+"/"+n)
+			if err != nil {
+				return nil, nil, err
+			}
+			bodies[d] = body
+		}
+	}
+	if w := b.in.Weekly; w != nil {
+		bodies[w.Date] = w.Body
+	}
+	var out []*edition
+	for _, d := range slices.Sorted(maps.Keys(bodies)) {
+		var e edition
+		if err := json.Unmarshal(bodies[d], &e); err != nil {
+			return nil, nil, fmt.Errorf("weekly edition %s: %w", d, err)
+		}
+		e.Date = d
+		out = append(out, &e)
+	}
+	slices.Reverse(out)
+	return out, svgs, nil
+}
+
+func readPublished(ctx context.Context, st publish.Store, name string) ([]byte, error) {
+	r, err := st.Open(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// isDate reports whether s looks like YYYY-MM-DD.
+func isDate(s string) bool {
+	if len(s) != 10 || s[4] != '-' || s[7] != '-' {
+		return false
+	}
+	for i, c := range s {
+		if i != 4 && i != 7 && (c < '0' || c > '9') {
+			return false
+		}
+	}
+	return true
+}
+
+// The weekly chart's geometry.
+const (
+	wkWidth = 640
+	wkLeft  = 24
+	wkTrack = 480 // bar length at 100%
+	wkTop   = 84
+	wkRow   = 70
+)
+
+// weeklySVG draws an edition as a standalone SVG: a horizontal bar per
+// segment and one for every store, labelled with its share and counts.
+// It carries the edition's headline as its title, its alt_text as its
+// description, and the CC-BY line.
+func weeklySVGHeight(e *edition) int { return wkTop + len(e.bars())*wkRow + 56 }
+
+func weeklySVG(e *edition) []byte {
+	bars := e.bars()
+	h := weeklySVGHeight(e)
+	var b strings.Builder
+	esc := html.EscapeString
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?>` + "\n")
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %d %d" width="%d" height="%d" role="img" aria-labelledby="title desc" font-family="system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif">`+"\n",
+		wkWidth, h, wkWidth, h)
+	fmt.Fprintf(&b, "<title id=\"title\">%s</title>\n<desc id=\"desc\">%s</desc>\n", esc(e.Headline), esc(e.AltText))
+	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", wkWidth, h)
+	fmt.Fprintf(&b, `<text x="%d" y="34" font-size="18" font-weight="700" fill="#16191d">Share of stores returning a checkout link</text>`+"\n", wkLeft)
+	fmt.Fprintf(&b, `<text x="%d" y="58" font-size="14" fill="#3d4550">Week of %s · plain-HTTP agent check · stopped before payment</text>`+"\n", wkLeft, esc(e.Date))
+	for i, s := range bars {
+		y := wkTop + i*wkRow
+		weight := "400"
+		if s.ID == "all" {
+			weight = "700"
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="15" font-weight="%s" fill="#16191d">%s</text>`+"\n", wkLeft, y+14, weight, esc(s.Label))
+		fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%d" height="22" fill="#e3e7ec"/>`+"\n", wkLeft, y+22, wkTrack)
+		if s.Pct != nil {
+			w := *s.Pct / 100 * wkTrack
+			if w > 0 {
+				fmt.Fprintf(&b, `<rect x="%d" y="%d" width="%s" height="22" fill="#1f56a8"/>`+"\n", wkLeft, y+22, strconv.FormatFloat(w, 'f', 1, 64))
+			}
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="16" font-weight="700" fill="#16191d">%s</text>`+"\n", wkLeft+wkTrack+12, y+39, pct1(s.Pct))
+		} else {
+			fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="14" fill="#3d4550">not measured</text>`+"\n", wkLeft+wkTrack+12, y+39)
+		}
+		fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="13" fill="#3d4550">%s of %s stores</text>`+"\n", wkLeft, y+60, comma(s.Count), comma(s.N))
+	}
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#3d4550">%s</text>`+"\n", wkLeft, h-34, esc("svc weekly figure "+e.Date+" · dataset version "+e.DatasetVersion))
+	fmt.Fprintf(&b, `<text x="%d" y="%d" font-size="12" fill="#3d4550">%s</text>`+"\n", wkLeft, h-16, esc(e.CCBY))
+	b.WriteString("</svg>\n")
+	return []byte(b.String())
+}

@@ -1,0 +1,136 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// AgentReadyWindow is how recent a check must be for a store to count as
+// agent-ready in the directory: its catalog found a product and its cart
+// returned a checkout link in a check no older than this. The spec's two
+// descriptions differ (REST thirty days, tool seven, 4.2.6); one window
+// serves both, and it is thirty days because the directory is refreshed by
+// a weekly crawl: a seven-day window would empty a category whenever one
+// weekly run is late. The find_agent_ready_stores tool uses this constant.
+const AgentReadyWindow = 30 * 24 * time.Hour
+
+// Directory limits (spec 4): limit 1 to 50, default 10.
+const (
+	directoryDefaultLimit = 10
+	directoryMaxLimit     = 50
+)
+
+// DirectoryAnswer is GET /api/agent-checkout/stores (spec 2.5). No
+// checkout links.
+type DirectoryAnswer struct {
+	Stores       []DirectoryStore `json:"stores"`
+	Total        int              `json:"total"`
+	Categories   []string         `json:"categories"`
+	Note         string           `json:"note"`
+	DirectoryURL string           `json:"directoryUrl"`
+	WindowDays   int              `json:"windowDays"`
+	Snapshot     string           `json:"snapshot"`
+}
+
+// DirectoryStore is one directory entry.
+type DirectoryStore struct {
+	Name      *string   `json:"name"`
+	Host      string    `json:"host"`
+	Category  *string   `json:"category"`
+	Verdict   *string   `json:"verdict"`
+	CheckedAt time.Time `json:"checkedAt"`
+	SvcURL    string    `json:"svcUrl"`
+}
+
+// FindAgentReadyStores answers GET /api/agent-checkout/stores and the
+// find_agent_ready_stores tool. category is a slug or shopper words
+// ("running shoes"); q, a product need, picks the category when category
+// is empty. Neither: every category. limit 0 means the default.
+func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q string, limit int) (*DirectoryAnswer, error) {
+	if limit == 0 {
+		limit = directoryDefaultLimit
+	}
+	if limit < 1 || limit > directoryMaxLimit {
+		return nil, fail(ErrInvalid, "limit must be an integer from 1 to %d (default %d)", directoryMaxLimit, directoryDefaultLimit)
+	}
+	var cats []string
+	switch {
+	case strings.TrimSpace(category) != "":
+		if cats = matchCategories(category); len(cats) == 0 {
+			return nil, fail(ErrInvalid, "no matching category for %q: use one of %s, or shopper words such as \"running shoes\"",
+				category, strings.Join(categorySlugs, ", "))
+		}
+	case strings.TrimSpace(q) != "":
+		if cats = matchCategories(q); len(cats) == 0 {
+			return nil, fail(ErrInvalid, "no matching category for the product need %q: the directory matches categories (%s), not inventory",
+				q, strings.Join(categorySlugs, ", "))
+		}
+	}
+	rl, err := s.readView()
+	if err != nil {
+		return nil, fail(ErrUnavailable, "the directory is unavailable: no published snapshot has been loaded yet")
+	}
+	defer rl.release()
+	st, err := rl.stmt(sqlDirectory, "the directory (store_answers)")
+	if err != nil {
+		return nil, err
+	}
+	if err := s.limits.take(caller, 1, quotaCheckoutReads, quotaSiteReads); err != nil {
+		return nil, err
+	}
+	since := s.now().Add(-AgentReadyWindow)
+	rows, err := st.QueryContext(ctx, strings.Join(cats, ","), float64(since.UnixMicro())/1e6, limit)
+	if err != nil {
+		return nil, fmt.Errorf("directory query: %w", err)
+	}
+	defer rows.Close()
+	ans := &DirectoryAnswer{Stores: []DirectoryStore{}, Categories: cats, WindowDays: int(AgentReadyWindow / (24 * time.Hour)),
+		DirectoryURL: s.directoryLink(cats), Snapshot: rl.version}
+	if len(cats) == 0 {
+		ans.Categories = categorySlugs
+	}
+	for rows.Next() {
+		var d DirectoryStore
+		var svcURL *string
+		if err := rows.Scan(&d.Name, &d.Host, &d.Category, &d.Verdict, &d.CheckedAt, &svcURL, &ans.Total); err != nil {
+			return nil, fmt.Errorf("directory query: %w", err)
+		}
+		d.CheckedAt = d.CheckedAt.UTC()
+		d.SvcURL = s.link("/api/store?host=" + d.Host)
+		if svcURL != nil && *svcURL != "" {
+			d.SvcURL = *svcURL
+		}
+		ans.Stores = append(ans.Stores, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("directory query: %w", err)
+	}
+	ans.Note = fmt.Sprintf("Agent-ready stores: the catalog found a product and the cart returned a checkout link in a check "+
+		"within the last %d days (one window for REST and the MCP tool). Category matching, not inventory search: q and shopper "+
+		"words pick a category, they do not say a store stocks the product. A checkout link means checkout was reachable, not that a "+
+		"purchase happened; no checkout link is returned. Stores from third-party lists, map-derived, campaign and opted-out sources "+
+		"are not listed. The set is a curated sample.", ans.WindowDays)
+	return ans, nil
+}
+
+func (s *Server) directory(w http.ResponseWriter, r *http.Request) error {
+	qs := r.URL.Query()
+	limit := 0
+	if v := qs.Get("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > directoryMaxLimit {
+			return fail(ErrInvalid, "limit must be an integer from 1 to %d (default %d), not %q", directoryMaxLimit, directoryDefaultLimit, v)
+		}
+		limit = n
+	}
+	ans, err := s.FindAgentReadyStores(r.Context(), s.caller(r), qs.Get("category"), qs.Get("q"), limit)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	return writeJSON(w, http.StatusOK, ans)
+}

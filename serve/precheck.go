@@ -1,0 +1,433 @@
+package serve
+
+import (
+	"context"
+	"fmt"
+	"hash/maphash"
+	"net/http"
+	"net/url"
+	"path"
+	"strings"
+	"time"
+
+	"svc/datasets"
+	"svc/pipeline/fetch"
+)
+
+// The pre-checkout answer (spec 2.2): before an agent tries to buy, what
+// the saved data says about reaching checkout at a store. Precheck reads
+// saved data only: the snapshot's directory and rails row, the history of
+// live checks, and plain-HTTP reachability saved by store submission. It
+// fetches nothing from the store (spec 4.2.2 and DESIGN 1: only the live
+// check, UCP validation by URL and submission vetting go out). So the
+// plain-HTTP fallback of a host with no row is built from saved
+// reachability, and scan_url points at the live check that measures it.
+
+// NotProved is the sentence every rail's proves line includes (spec 2.2).
+const NotProved = "Does not prove an agent completed checkout."
+
+// StaleAfter is the age at which a saved check is stale (spec 2.2).
+const StaleAfter = 24 * time.Hour
+
+// precheckPerMinute is the precheck limit per network (spec 8).
+const precheckPerMinute = 60
+
+// Precheck sources that the directory does not vouch for: the answer says
+// known=false (spec 2.2).
+var unknownSources = map[string]bool{
+	"third-party-list": true, "map-derived": true, "campaign": true, "opted-out": true,
+}
+
+// PrecheckAnswer is the pre-checkout answer. Field order is the JSON key
+// order: last_checked comes right after host.
+type PrecheckAnswer struct {
+	Host string `json:"host"`
+	// LastChecked, CheckedAgo and Stale describe the check that produced
+	// the answer shown.
+	LastChecked *time.Time `json:"last_checked"`
+	CheckedAgo  string     `json:"checked_ago"`
+	Stale       bool       `json:"stale"`
+	Known       bool       `json:"known"`
+	// ReachableCheckout is the saved check's cart link: true when the
+	// store's cart returned a checkout link; null when not measured.
+	ReachableCheckout *bool          `json:"reachable_checkout"`
+	Verdict           *string        `json:"verdict"`
+	Rails             []Rail         `json:"rails"`
+	Blockers          []Blocker      `json:"blockers"`
+	Confidence        string         `json:"confidence"`
+	Source            string         `json:"source"`
+	Licence           string         `json:"licence"`
+	ReportOutcome     *ReportOutcome `json:"report_outcome"`
+	ScanURL           string         `json:"scan_url,omitempty"`
+	// The plain-HTTP fallback, present only when no directory, rails or
+	// history row exists.
+	*PrecheckFallback
+	LastReachableCheck *LastReachable `json:"lastReachableCheck,omitempty"`
+}
+
+// Rail is one agent-commerce rail of the saved check.
+type Rail struct {
+	Name   string `json:"name"`
+	Status string `json:"status"`
+	Proves string `json:"proves"`
+}
+
+// Blocker is one thing the saved check saw that stops agents.
+type Blocker struct {
+	Code    string `json:"code"`
+	Message string `json:"message"`
+}
+
+// ReportOutcome says how an agent reports the outcome of its checkout
+// attempt (the reportCheckout operation).
+type ReportOutcome struct {
+	OperationID string   `json:"operationId"`
+	Method      string   `json:"method"`
+	URL         string   `json:"url"`
+	Body        any      `json:"body"`
+	Outcomes    []string `json:"outcomes"`
+}
+
+// PrecheckFallback is the plain-HTTP fallback (spec 2.2). It holds no
+// address, response body or raw error.
+type PrecheckFallback struct {
+	Proves         string     `json:"proves"`
+	CheckedAt      *time.Time `json:"checkedAt"`
+	Sources        []string   `json:"sources"`
+	EvidenceLevel  string     `json:"evidenceLevel"`
+	CheckoutTested bool       `json:"checkoutTested"`
+	Note           string     `json:"note"`
+}
+
+// LastReachable is a plain-HTTP reachability time newer than the check
+// behind the answer. It does not re-verify the checkout link or rails.
+type LastReachable struct {
+	CheckedAt         time.Time `json:"checkedAt"`
+	Proves            string    `json:"proves"`
+	EvidenceLevel     string    `json:"evidenceLevel"`
+	ReachabilityStale bool      `json:"reachability_stale"`
+}
+
+const (
+	evidenceHTTPOnly = "http-only"
+	proveReachable   = "The homepage answered a plain HTTPS GET, and was not a parked page or a redirect to another brand, when the store was submitted. " + NotProved
+	proveNothing     = "Nothing: no saved check or plain-HTTP reachability of this host exists. " + NotProved
+)
+
+// rails, in answer order, with what each proves.
+var railProves = []struct{ name, proves string }{
+	{"catalog", "A catalog endpoint of the store (storefront MCP, /products.json or a Store API) answered a plain-HTTP request, with a named and priced product when status is product_found. " + NotProved},
+	{"checkout_link", "The store's cart, driven over plain HTTP, returned a checkout link when status is returned; the link itself is never kept. " + NotProved},
+	{"ucp", "The store's /.well-known/ucp profile was checked against the UCP 2026-08-25 schema and rules; valid is not certification and does not show that its endpoints work. " + NotProved},
+	{"storefront_mcp", "The platform's storefront MCP endpoint answered JSON-RPC and listed catalog tools when status is detected. " + NotProved},
+	{"webmcp", "The homepage's server HTML declares a WebMCP tool when status is detected; this is not a browser session. " + NotProved},
+	{"checkout_webmcp", "Checkout WebMCP of the platform's hosted checkout: evidence seen, inferred from the platform, or unknown; a buyer's approval is still required. " + NotProved},
+	{"acp", "The store serves an ACP discovery document at /.well-known/acp.json when status is found. " + NotProved},
+}
+
+// IsInternalAgent reports whether a User-Agent is the service's own
+// (SVC-<name>-internal, the first product token, any case): its prechecks
+// are not counted in the statistics.
+func IsInternalAgent(ua string) bool {
+	tok := strings.Fields(ua)
+	if len(tok) == 0 {
+		return false
+	}
+	name, _, _ := strings.Cut(tok[0], "/")
+	ok, _ := path.Match("svc-*-internal", strings.ToLower(name))
+	return ok
+}
+
+// Precheck answers GET /api/precheck and the precheck tool: limits, URL
+// checks, then the saved data of the host. internal requests (the
+// service's own agents) are not counted in the statistics.
+func (s *Server) Precheck(ctx context.Context, caller, rawURL string, internal bool) (*PrecheckAnswer, error) {
+	if err := s.limits.perMinute(caller, "precheck", precheckPerMinute); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(rawURL) == "" {
+		return nil, fail(ErrInvalid, "url is required: pass the store's homepage or a product URL, e.g. ?url=https://shop.example/")
+	}
+	u, err := fetch.ParseURL(rawURL)
+	if err != nil {
+		return nil, unsafeURL(err)
+	}
+	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
+	rl, err := s.readView()
+	if err != nil {
+		return nil, err
+	}
+	defer rl.release()
+	dir, err := rl.lookup(host)
+	if err != nil {
+		return nil, fmt.Errorf("precheck %s: %w", host, err)
+	}
+	if dir == nil && s.liveRow(host, nil) == nil {
+		if twin := wwwTwin(host); twin != "" {
+			if d, err := rl.lookup(twin); err == nil && d != nil {
+				host, dir = twin, d
+			}
+		}
+	}
+	ans := s.precheckAnswer(host, dir, s.liveRow(host, dir))
+	if !internal {
+		s.countPrecheck(host)
+	}
+	return ans, nil
+}
+
+// precheckAnswer builds the answer from the host's snapshot row (dir) and
+// newest live check (live), either of which may be nil.
+func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswer {
+	now := s.now()
+	ans := &PrecheckAnswer{
+		Host: host, Licence: datasets.License,
+		Rails: []Rail{}, Blockers: []Blocker{}, ReportOutcome: s.reportOutcome(host),
+	}
+	row, source := dir, "directory"
+	if live != nil && (dir == nil || newer(live, dir)) {
+		row, source = live, "live_check"
+	}
+	optedOut := dir != nil && dir.text(fSource) == "opted-out"
+	if row == nil || optedOut {
+		// No directory, rails or history row (or one the store asked us not
+		// to show): the plain-HTTP fallback.
+		fb := &PrecheckFallback{Proves: proveNothing, Sources: []string{}, EvidenceLevel: evidenceHTTPOnly,
+			Note: "Precheck reads saved data only and fetches nothing from the store. "}
+		if optedOut {
+			fb.Note += "This store opted out of the directory: its saved checks are not shown."
+		} else {
+			ans.ScanURL = s.link("/api/agent-checkout?url=" + url.QueryEscape(host))
+			fb.Note += "No check of this host is saved; scan_url runs a live check, whose result later prechecks show."
+			if t := s.reads.lastReachable(host); !t.IsZero() {
+				fb.Proves, fb.CheckedAt, fb.Sources = proveReachable, &t, []string{"store_submission"}
+			}
+		}
+		ans.PrecheckFallback = fb
+		ans.Source, ans.Confidence = evidenceHTTPOnly, "none"
+		if fb.CheckedAt != nil {
+			ans.Confidence = "low"
+		}
+		ans.setChecked(fb.CheckedAt, now)
+		return ans
+	}
+	ans.Source = source
+	// A live check of a host not in the directory has no source: known,
+	// since it was measured.
+	ans.Known = !unknownSources[row.text(fSource)]
+	ans.setChecked(row.time(fCheckedAt), now)
+	ans.ReachableCheckout = row.boolean(fCartLink)
+	ans.Verdict = row.str(fVerdict)
+	ans.Rails = rails(row)
+	ans.Blockers = blockers(row)
+	switch {
+	case ans.ReachableCheckout == nil:
+		ans.Confidence = "low"
+	case ans.Stale:
+		ans.Confidence = "medium"
+	default:
+		ans.Confidence = "high"
+	}
+	if t := s.reads.lastReachable(host); !t.IsZero() && ans.LastChecked != nil && t.After(*ans.LastChecked) {
+		ans.LastReachableCheck = &LastReachable{CheckedAt: t.UTC(), Proves: proveReachable,
+			EvidenceLevel: evidenceHTTPOnly, ReachabilityStale: now.Sub(t) >= StaleAfter}
+	}
+	return ans
+}
+
+// newer reports whether a's check is newer than b's (a time beats none).
+func newer(a, b *storeRow) bool {
+	ta, tb := a.time(fCheckedAt), b.time(fCheckedAt)
+	return ta != nil && (tb == nil || ta.After(*tb))
+}
+
+// setChecked fills last_checked, checked_ago and stale from t.
+func (a *PrecheckAnswer) setChecked(t *time.Time, now time.Time) {
+	if t == nil || t.IsZero() {
+		a.LastChecked, a.CheckedAgo, a.Stale = nil, "never checked", true
+		return
+	}
+	u := t.UTC()
+	a.LastChecked = &u
+	a.CheckedAgo = ago(now.Sub(u))
+	a.Stale = now.Sub(u) >= StaleAfter
+}
+
+// ago says how long ago in words.
+func ago(d time.Duration) string {
+	unit := func(n int64, word string) string {
+		if n == 1 {
+			return "1 " + word + " ago"
+		}
+		return fmt.Sprintf("%d %ss ago", n, word)
+	}
+	switch {
+	case d < time.Minute:
+		return "just now"
+	case d < time.Hour:
+		return unit(int64(d/time.Minute), "minute")
+	case d < 48*time.Hour:
+		return unit(int64(d/time.Hour), "hour")
+	}
+	return unit(int64(d/(24*time.Hour)), "day")
+}
+
+func tri(b *bool, yes, no string) string {
+	switch {
+	case b == nil:
+		return "not_measured"
+	case *b:
+		return yes
+	}
+	return no
+}
+
+// rails reads the rails of a row.
+func rails(r *storeRow) []Rail {
+	status := map[string]string{
+		"checkout_link":  tri(r.boolean(fCartLink), "returned", "not_returned"),
+		"storefront_mcp": tri(r.boolean(fStorefrontMCP), "detected", "not_detected"),
+		"webmcp":         tri(r.boolean(fWebMCP), "detected", "not_detected"),
+		"acp":            tri(r.boolean(fACPFound), "found", "not_found"),
+	}
+	switch {
+	case !r.vals[fCatalog].ok:
+		status["catalog"] = "not_measured"
+	case r.isFalse(fCatalog):
+		status["catalog"] = "no_catalog"
+	case r.isTrue(fProductFound):
+		status["catalog"] = "product_found"
+	case r.isFalse(fProductFound):
+		status["catalog"] = "empty"
+	case r.isTrue(fThrottled):
+		status["catalog"] = "throttled"
+	default:
+		status["catalog"] = "answered"
+	}
+	status["ucp"] = "not_measured"
+	if v := r.text(fUCPStatus); v != "" && v != "not_checked" {
+		status["ucp"] = v
+	}
+	status["checkout_webmcp"] = "not_measured"
+	if v := r.text(fCheckoutWebMCP); v != "" {
+		status["checkout_webmcp"] = v
+	}
+	out := make([]Rail, len(railProves))
+	for i, rp := range railProves {
+		out[i] = Rail{Name: rp.name, Status: status[rp.name], Proves: rp.proves}
+	}
+	return out
+}
+
+// userAgents are the agents acting for a shopper now; a robots.txt
+// disallow for them stops an agent at the door.
+var userAgents = []string{"ChatGPT-User", "Claude-User", "Perplexity-User"}
+
+// blockers lists what the saved check saw that stops agents.
+func blockers(r *storeRow) []Blocker {
+	out := []Blocker{}
+	add := func(code, msg string) { out = append(out, Blocker{code, msg}) }
+	if e := r.text(fCheckError); e != "" {
+		add("check_failed", "The saved check could not run ("+e+"); nothing else was measured.")
+	}
+	if r.isTrue(fBlocked) {
+		msg := "The store's edge refused the check (bot wall, challenge or block)"
+		if why := r.text(fBlockReason); why != "" {
+			msg += ": " + why
+		}
+		add("edge_block", msg+".")
+	}
+	if r.isTrue(fParked) {
+		add("parked", "The host serves a domain-parking page, not a store.")
+	}
+	if r.isTrue(fOtherBrand) {
+		add("redirects_to_other_brand", "The homepage redirects to another brand's domain.")
+	}
+	if r.isFalse(fReachable) {
+		msg := "The homepage did not answer"
+		if e := r.text(fReachError); e != "" {
+			msg += " (" + e + ")"
+		}
+		add("unreachable", msg+".")
+	}
+	var disallowed []string
+	for _, a := range userAgents {
+		if r.text(robotsField(a)) == "disallowed" {
+			disallowed = append(disallowed, a)
+		}
+	}
+	if len(disallowed) > 0 {
+		add("robots_disallows_agents", "robots.txt disallows "+strings.Join(disallowed, ", ")+" at /.")
+	}
+	if r.isTrue(fThrottled) {
+		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")
+	}
+	if r.isFalse(fCatalog) {
+		add("no_catalog", "No catalog answered over plain HTTP, so an agent cannot find products without a browser.")
+	}
+	return out
+}
+
+func (s *Server) reportOutcome(host string) *ReportOutcome {
+	return &ReportOutcome{
+		OperationID: "reportCheckout", Method: http.MethodPost, URL: s.link(reportPath),
+		Body:     map[string]string{"host": host, "outcome": "one of outcomes"},
+		Outcomes: reportOutcomes,
+	}
+}
+
+// countPrecheck adds the host's row of today to the daily per-host table,
+// once per host and UTC day, written to the state log before it counts.
+func (s *Server) countPrecheck(host string) {
+	day := s.now().UTC().Format(time.DateOnly)
+	rs := s.reads
+	rs.statsMu.Lock()
+	defer rs.statsMu.Unlock()
+	if day == rs.today {
+		if _, ok := rs.seen[maphash.String(rs.seed, host)]; ok {
+			return
+		}
+	}
+	// Note, not Append: a row survives the process being killed without an
+	// fsync per request; the row holds no address or user agent.
+	if err := s.state.Note(RecordPrecheckRow, s.now(), precheckRow{Host: host, Day: day}); err != nil {
+		s.log.Error("save precheck row", "error", err)
+		return
+	}
+	rs.addRow(host, day)
+}
+
+func (s *Server) precheck(w http.ResponseWriter, r *http.Request) error {
+	ans, err := s.Precheck(r.Context(), s.caller(r), r.URL.Query().Get("url"), IsInternalAgent(r.UserAgent()))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cachePrecheck)
+	return writeJSON(w, http.StatusOK, ans)
+}
+
+// PrecheckStats is the answer of GET /api/precheck/stats (spec 2.3).
+type PrecheckStats struct {
+	ChecksServed int64   `json:"checks_served"`
+	Today        int64   `json:"today"`
+	Since        *string `json:"since"`
+	Note         string  `json:"note"`
+}
+
+func (s *Server) precheckStats(w http.ResponseWriter, r *http.Request) error {
+	rs := s.reads
+	rs.statsMu.Lock()
+	st := PrecheckStats{ChecksServed: rs.rows,
+		Note: "checks_served counts the rows of the daily per-host table: one row per store host and UTC day a precheck was answered. " +
+			"No IP address or user agent is stored; requests whose User-Agent is SVC-*-internal are not counted."}
+	if rs.today == s.now().UTC().Format(time.DateOnly) {
+		st.Today = int64(len(rs.seen))
+	}
+	if rs.firstDay != "" {
+		d := rs.firstDay
+		st.Since = &d
+	}
+	rs.statsMu.Unlock()
+	w.Header().Set("Cache-Control", cacheShort)
+	return writeJSON(w, http.StatusOK, st)
+}

@@ -1,0 +1,320 @@
+package serve
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// Per-host reads on a 1,000,000-store snapshot (issue 6, make bench): the
+// precheck and the store card over loopback, p99 against a 5 ms target,
+// and the server's peak RSS against 300 MB. The snapshot is synthetic
+// (synth_test.go), written with the datasets writers, no crawl. The server
+// runs in a child process (this test binary, TestReadServerChild), so its
+// peak RSS is its own: loading the snapshot, then serving the load.
+//
+//	go test -run '^$' -bench '^BenchmarkSavedReadsMillion$' -benchtime 1x ./serve/
+//
+// SVC_BENCH_STORES sets the store count; SVC_LOAD_SECONDS each case's
+// duration (default 20 s); SVC_READ_SERVER_FLAGS adds test flags to the
+// server child (-test.cpuprofile=FILE, -test.memprofile=FILE).
+
+const (
+	readBenchTargetP99 = 5 * time.Millisecond
+	readBenchTargetRSS = 300 << 20
+	readBenchWorkers   = 4
+)
+
+func BenchmarkSavedReadsMillion(b *testing.B) {
+	if testing.Short() {
+		b.Skip("writes a 1,000,000-store snapshot; skipped with -short")
+	}
+	n := 1_000_000
+	if v := os.Getenv("SVC_BENCH_STORES"); v != "" {
+		var err error
+		if n, err = strconv.Atoi(v); err != nil || n < 1 {
+			b.Fatalf("SVC_BENCH_STORES=%q", v)
+		}
+	}
+	dir := b.TempDir()
+	start := time.Now()
+	if err := writeSynthSnapshot(dir, "2026-11-16", n, time.Now()); err != nil {
+		b.Fatal(err)
+	}
+	fmt.Printf("saved reads: wrote a %d-store synthetic snapshot in %s\n", n, time.Since(start).Round(time.Millisecond))
+	runtime.GC()
+	debug.FreeOSMemory()
+
+	for b.Loop() {
+		child, err := startReadServer(dir)
+		if err != nil {
+			b.Fatal(err)
+		}
+		_, loaded := child.memory()
+		d := loadDuration()
+		pre := readLoad(b, child.addr, "/api/precheck?url=", n, d)
+		card := readLoad(b, child.addr, "/api/store?host=", n, d)
+		// For the record (no target): the per-host reads of JSON documents,
+		// a Parquet page per column.
+		pd := readLoad(b, child.addr, "/api/agent-checkout/product-data?host=", n, d/4)
+		facts := readLoad(b, child.addr, "/api/agent-facts?host=", n, d/4)
+		peak, _ := child.memory()
+		// A new snapshot under load: the server builds its read layer while
+		// the old one serves, then swaps them.
+		pub := filepath.Join(dir, "public", "data")
+		if err := copyTree(filepath.Join(pub, "2026-11-16"), filepath.Join(pub, "2026-11-23")); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Symlink("2026-11-23", filepath.Join(pub, "latest.new")); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(pub, "latest.new"), filepath.Join(pub, "latest")); err != nil {
+			b.Fatal(err)
+		}
+		// Load until the server serves the new snapshot (at most 3 minutes).
+		var swapLat []time.Duration
+		swapStart := time.Now()
+		for child.version(b, synthHost(0)) != "2026-11-23" {
+			if time.Since(swapStart) > 3*time.Minute {
+				b.Fatalf("the server did not pick up the new snapshot in 3 minutes")
+			}
+			swapLat = append(swapLat, readLoad(b, child.addr, "/api/precheck?url=", n, 2*time.Second).lat...)
+		}
+		swap := summarize(swapLat, time.Since(swapStart))
+		peakSwap, _ := child.memory()
+		child.stop()
+		fmt.Printf("saved reads on %d stores (load %s, lookup records %s MB, RSS after load %s MB):\n", n, child.loadMS+" ms", child.lookupMB, mb(loaded))
+		for _, c := range []struct {
+			name string
+			r    loadResult
+		}{{"precheck", pre}, {"store card", card}} {
+			fmt.Printf("  %-10s %d workers, %s: %.0f req/s, p50 %s, p99 %s (target <= %s), max %s\n", c.name, readBenchWorkers, d,
+				c.r.rps, c.r.p50.Round(time.Microsecond), c.r.p99.Round(time.Microsecond), readBenchTargetP99, c.r.max.Round(time.Microsecond))
+		}
+		for _, c := range []struct {
+			name string
+			r    loadResult
+		}{{"product data", pd}, {"agent facts", facts}} {
+			fmt.Printf("  %-12s %d workers, %s: %.0f req/s, p50 %s, p99 %s (no target)\n", c.name, readBenchWorkers, d/4,
+				c.r.rps, c.r.p50.Round(time.Microsecond), c.r.p99.Round(time.Microsecond))
+		}
+		fmt.Printf("  server peak RSS %s MB (target <= %d MB)\n", mb(peak), readBenchTargetRSS>>20)
+		fmt.Printf("  a new snapshot under precheck load: picked up in %s, peak RSS %s MB, precheck p99 %s meanwhile, no failed request\n",
+			time.Since(swapStart).Round(time.Second), mb(peakSwap), swap.p99.Round(time.Microsecond))
+		b.ReportMetric(float64(pre.p99.Microseconds())/1000, "precheck-p99-ms")
+		b.ReportMetric(float64(card.p99.Microseconds())/1000, "card-p99-ms")
+		if peak > 0 {
+			b.ReportMetric(float64(peak>>20), "peak-rss-MB")
+			b.ReportMetric(float64(peakSwap>>20), "peak-rss-swap-MB")
+		}
+	}
+}
+
+func mb(n int64) string {
+	if n <= 0 {
+		return "n/a"
+	}
+	return strconv.FormatInt(n>>20, 10)
+}
+
+type loadResult struct {
+	rps           float64
+	p50, p99, max time.Duration
+	lat           []time.Duration // sorted
+}
+
+func summarize(lat []time.Duration, d time.Duration) loadResult {
+	slices.Sort(lat)
+	if len(lat) == 0 {
+		return loadResult{}
+	}
+	return loadResult{rps: float64(len(lat)) / d.Seconds(), p50: lat[len(lat)/2], p99: lat[len(lat)*99/100], max: lat[len(lat)-1], lat: lat}
+}
+
+// readLoad sends GETs of path+host for random synthetic hosts from
+// readBenchWorkers goroutines for d, each request from one of 65,536
+// networks (X-Forwarded-For; the server trusts it) so the per-network
+// limits are not what is measured. Any answer but 200 fails the run.
+func readLoad(b *testing.B, addr, path string, n int, d time.Duration) loadResult {
+	tr := &http.Transport{MaxIdleConnsPerHost: readBenchWorkers, MaxConnsPerHost: readBenchWorkers}
+	defer tr.CloseIdleConnections()
+	client := &http.Client{Transport: tr, Timeout: 10 * time.Second}
+	lat := make([][]time.Duration, readBenchWorkers)
+	var bad sync.Map
+	deadline := time.Now().Add(d)
+	var wg sync.WaitGroup
+	for w := range readBenchWorkers {
+		wg.Go(func() {
+			r := rand.New(rand.NewPCG(uint64(w), 7))
+			for i := 0; time.Now().Before(deadline); i++ {
+				req, _ := http.NewRequest(http.MethodGet, "http://"+addr+path+synthHost(r.IntN(n)), nil)
+				k := r.IntN(65536)
+				req.Header.Set("X-Forwarded-For", fmt.Sprintf("198.18.%d.%d", k>>8, k&255))
+				t0 := time.Now()
+				resp, err := client.Do(req)
+				if err != nil {
+					bad.Store(err.Error(), true)
+					continue
+				}
+				body, _ := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				lat[w] = append(lat[w], time.Since(t0))
+				if resp.StatusCode != 200 {
+					bad.Store(fmt.Sprintf("%d %.200s", resp.StatusCode, body), true)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	bad.Range(func(k, _ any) bool { b.Fatalf("%s: %v", path, k); return false })
+	all := slices.Concat(lat...)
+	if len(all) == 0 {
+		b.Fatalf("%s: no answers", path)
+	}
+	return summarize(all, d)
+}
+
+// readServer is the server child process.
+type readServer struct {
+	cmd      *exec.Cmd
+	stdin    io.WriteCloser
+	addr     string
+	loadMS   string
+	lookupMB string
+}
+
+// startReadServer runs TestReadServerChild over dataDir and waits until it
+// listens.
+func startReadServer(dataDir string) (*readServer, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return nil, err
+	}
+	args := []string{"-test.run=^TestReadServerChild$", "-test.v=false"}
+	args = append(args, strings.Fields(os.Getenv("SVC_READ_SERVER_FLAGS"))...) // e.g. -test.cpuprofile=FILE
+	cmd := exec.Command(exe, args...)
+	cmd.Env = append(os.Environ(), "SVC_READ_SERVER_DIR="+dataDir)
+	cmd.Stderr = os.Stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	s := &readServer{cmd: cmd, stdin: stdin}
+	sc := bufio.NewScanner(out)
+	for sc.Scan() {
+		f := strings.Fields(sc.Text())
+		if len(f) == 4 && f[0] == "READ-SERVER" {
+			s.addr, s.loadMS, s.lookupMB = f[1], f[2], f[3]
+			go io.Copy(io.Discard, out)
+			return s, nil
+		}
+	}
+	cmd.Process.Kill()
+	cmd.Wait()
+	return nil, fmt.Errorf("read server child exited before listening")
+}
+
+// version asks the child which snapshot answers host's store card.
+func (s *readServer) version(b *testing.B, host string) string {
+	resp, err := http.Get("http://" + s.addr + "/api/store?host=" + host)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var c struct{ Snapshot string }
+	if err := json.NewDecoder(resp.Body).Decode(&c); err != nil {
+		b.Fatal(err)
+	}
+	return c.Snapshot
+}
+
+// memory returns the child's peak and current resident set size (Linux).
+func (s *readServer) memory() (peak, cur int64) {
+	b, err := os.ReadFile(filepath.Join("/proc", strconv.Itoa(s.cmd.Process.Pid), "status"))
+	if err != nil {
+		return 0, 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		f := strings.Fields(l)
+		if len(f) >= 2 && (f[0] == "VmHWM:" || f[0] == "VmRSS:") {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			if f[0] == "VmHWM:" {
+				peak = kb << 10
+			} else {
+				cur = kb << 10
+			}
+		}
+	}
+	return peak, cur
+}
+
+func (s *readServer) stop() {
+	s.stdin.Close()
+	done := make(chan struct{})
+	go func() { s.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		s.cmd.Process.Kill()
+		<-done
+	}
+}
+
+// TestReadServerChild is the benchmark's server process: it serves
+// SVC_READ_SERVER_DIR on a loopback port, prints "READ-SERVER <addr>
+// <load ms> <lookup MB>" when it listens, and stops when its standard input
+// closes. Without that variable it does nothing.
+func TestReadServerChild(t *testing.T) {
+	dir := os.Getenv("SVC_READ_SERVER_DIR")
+	if dir == "" {
+		t.Skip("the read benchmark's server child; runs only under BenchmarkSavedReadsMillion")
+	}
+	start := time.Now()
+	s, err := New(Config{DataDir: dir, TrustProxy: true, Reload: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go s.Watch(ctx)
+	loaded := time.Since(start)
+	rl := s.current().read
+	if rl == nil {
+		t.Fatal("no read layer loaded")
+	}
+	srv := &http.Server{Handler: s.Handler(), ReadHeaderTimeout: 10 * time.Second}
+	ln, err := listenLoopback()
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve(ln)
+	fmt.Printf("READ-SERVER %s %d %d\n", ln.Addr(), loaded.Milliseconds(), rl.rows.memBytes()>>20)
+	io.Copy(io.Discard, os.Stdin)
+	srv.Close()
+}
+
+func listenLoopback() (net.Listener, error) { return net.Listen("tcp", "127.0.0.1:0") }

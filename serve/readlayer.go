@@ -1,0 +1,239 @@
+package serve
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"svc/datasets"
+	"svc/datasets/duck"
+	svcsql "svc/sql"
+)
+
+// The read layer of one snapshot (DESIGN section 4: "load what is looked
+// up per request; scan what is aggregated"):
+//
+//   - per-host reads (precheck, store card, the scalar fields of product
+//     data) look the host up in a rowStore built when the snapshot loads:
+//     the lookup columns of store_answers, checks, stores, ucp_validations
+//     and product_data, merged by host and compressed in memory;
+//   - reads that filter or scan (the directory, agent facts, the product
+//     data documents) query an in-process DuckDB with the analyst views
+//     (datasets.ViewsSQL) over the version's Parquet files, opened with
+//     extension auto-install and auto-load off so it never reaches for the
+//     network, and with a memory limit.
+//
+// Each snapshot has its own read layer. Requests hold a reference while
+// they read; a newer snapshot replaces the layer at once, and the old one
+// is closed when the last request reading it is done, so a reload never
+// fails a request in flight.
+type readLayer struct {
+	version string
+	dir     string
+	rows    *rowStore
+	product *parquetRows // product_data, read at a host's row; nil without the table
+	facts   *parquetRows // agent_facts, likewise
+	db      *sql.DB
+	stmts   map[string]*sql.Stmt
+	loaded  time.Duration
+
+	refs   atomic.Int64 // the server's reference plus one per request
+	closed chan struct{}
+	once   sync.Once
+}
+
+// duckSettings are the DuckDB settings of a read layer: bounded memory and
+// threads (the server shares its CPUs), UTC throughout.
+var duckSettings = map[string]string{
+	"memory_limit":             "128MB",
+	"threads":                  "2",
+	"preserve_insertion_order": "false",
+}
+
+// The statements a read layer prepares, by SQL file.
+const (
+	sqlDirectory      = "serve_directory.sql"
+	sqlFactsCategory  = "serve_agent_facts_category.sql"
+	readLayerOpenTime = 10 * time.Minute
+)
+
+// The columns read from Parquet by row.
+var (
+	productColumns = []string{"product_url", "source", "product_data", "vendor_readiness", "checked_at"}
+	factColumns    = []string{"host", "fact", "value", "confidence", "evidence_sha256", "evidence", "source_url", "checked_at", "note"}
+)
+
+// errSkippedVersion is Reload's answer for a version that failed to load
+// before: it is not tried again.
+var errSkippedVersion = errors.New("failed to load before; waiting for a newer snapshot")
+
+// errNoTables is openReadLayer's answer for a version folder without
+// store_answers.parquet: there is nothing to read yet.
+var errNoTables = errors.New("no store_answers.parquet in the snapshot")
+
+// openReadLayer builds the read layer of a published version folder.
+func openReadLayer(ctx context.Context, dir, version string) (*readLayer, error) {
+	if _, err := os.Stat(filepath.Join(dir, datasets.StoreAnswers.Name+".parquet")); err != nil {
+		if errors.Is(err, os.ErrNotExist) {
+			return nil, errNoTables
+		}
+		return nil, fmt.Errorf("read layer %s: %w", version, err)
+	}
+	start := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, readLayerOpenTime)
+	defer cancel()
+	// A load decodes every lookup column of the snapshot: hundreds of
+	// megabytes of short-lived garbage at a million stores, which the
+	// default GC pacing lets grow to twice the live heap. Collect more
+	// often while it runs, and hand the garbage back to the OS when it is
+	// done: snapshots change weekly, and RSS would otherwise stay at the
+	// load's peak.
+	defer debug.FreeOSMemory()
+	gc := debug.SetGCPercent(20)
+	rows, err := loadRows(ctx, dir)
+	debug.SetGCPercent(gc)
+	if err != nil {
+		return nil, fmt.Errorf("read layer %s: %w", version, err)
+	}
+	rl := &readLayer{version: version, dir: dir, rows: rows, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
+	for _, pr := range []struct {
+		t    *datasets.Table
+		cols []string
+		dst  **parquetRows
+	}{{datasets.ProductData, productColumns, &rl.product}, {datasets.AgentFacts, factColumns, &rl.facts}} {
+		p, err := openParquetRows(dir, pr.t, pr.cols)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			rl.closeFiles()
+			return nil, fmt.Errorf("read layer %s: %w", version, err)
+		}
+		*pr.dst = p
+	}
+	db, err := duck.OpenDatasets(ctx, dir, duckSettings)
+	if err != nil {
+		rl.closeFiles()
+		return nil, fmt.Errorf("read layer %s: %w", version, err)
+	}
+	rl.db = db
+	tables := map[string]bool{}
+	for _, t := range duck.PublishedTables(dir) {
+		tables[t.Name] = true
+	}
+	for file, needs := range map[string][]string{
+		sqlDirectory:     {"store_answers"},
+		sqlFactsCategory: {"agent_facts", "stores"},
+	} {
+		ok := true
+		for _, t := range needs {
+			ok = ok && tables[t]
+		}
+		if !ok {
+			continue // the answer that needs it says the data is unavailable
+		}
+		st, err := db.PrepareContext(ctx, svcsql.Text(file))
+		if err != nil {
+			db.Close()
+			rl.closeFiles()
+			return nil, fmt.Errorf("read layer %s: prepare %s: %w", version, file, err)
+		}
+		rl.stmts[file] = st
+	}
+	rl.loaded = time.Since(start)
+	rl.refs.Store(1)
+	return rl, nil
+}
+
+// acquire takes a reference for one request; false when the layer is
+// already closing (the caller then reads the newer snapshot).
+func (rl *readLayer) acquire() bool {
+	for {
+		n := rl.refs.Load()
+		if n <= 0 {
+			return false
+		}
+		if rl.refs.CompareAndSwap(n, n+1) {
+			return true
+		}
+	}
+}
+
+// release drops a reference; the last one closes the layer.
+func (rl *readLayer) release() {
+	if rl.refs.Add(-1) == 0 {
+		rl.once.Do(func() {
+			for _, st := range rl.stmts {
+				st.Close()
+			}
+			rl.db.Close()
+			rl.closeFiles()
+			rl.rows.free()
+			rl.rows = nil
+			close(rl.closed)
+		})
+	}
+}
+
+func (rl *readLayer) closeFiles() {
+	for _, p := range []*parquetRows{rl.product, rl.facts} {
+		if p != nil {
+			p.close()
+		}
+	}
+}
+
+// stmt returns a prepared statement, or an unavailable error when the
+// snapshot lacks the tables it reads.
+func (rl *readLayer) stmt(file, what string) (*sql.Stmt, error) {
+	st := rl.stmts[file]
+	if st == nil {
+		return nil, fail(ErrUnavailable, "%s is not in the published snapshot %s", what, rl.version)
+	}
+	return st, nil
+}
+
+// lookup returns the snapshot's row of host, or nil.
+func (rl *readLayer) lookup(host string) (*storeRow, error) {
+	r, ok, err := rl.rows.lookup(host)
+	if err != nil || !ok {
+		return nil, err
+	}
+	return r, nil
+}
+
+// readView returns the read layer of the snapshot being served, with a
+// reference the caller must release, or a 503 when no snapshot with
+// tables has been loaded.
+func (s *Server) readView() (*readLayer, error) {
+	for {
+		rl := s.current().read
+		if rl == nil {
+			return nil, fail(ErrUnavailable, "no published data yet: the first snapshot with store tables has not been loaded")
+		}
+		if rl.acquire() {
+			return rl, nil
+		}
+		// Replaced and closing since we loaded the pointer: read the new one.
+	}
+}
+
+// InDirectory reports whether host has a row in the served snapshot's
+// directory (store_answers): a binary search and one block inflated, no
+// host set held in memory.
+func (s *Server) InDirectory(host string) bool {
+	rl, err := s.readView()
+	if err != nil {
+		return false
+	}
+	defer rl.release()
+	ok, err := rl.rows.has(host)
+	return err == nil && ok
+}

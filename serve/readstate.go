@@ -1,0 +1,191 @@
+package serve
+
+import (
+	"encoding/json"
+	"hash/maphash"
+	"sync"
+	"time"
+
+	"svc/pipeline"
+	"svc/pipeline/check"
+	"svc/serve/state"
+)
+
+// readState is what the saved-data reads keep from the state log, rebuilt
+// by replay at start:
+//
+//   - history: the newest live check of each host (GET /api/agent-checkout
+//     saves every fresh check), so a precheck or store card shows a live
+//     check newer than the snapshot, even after a restart. Entries older
+//     than historyTTL, or not newer than the snapshot's row of the host,
+//     are dropped: the pipeline brings fresh checks into the next snapshot.
+//   - reachable: when a host's homepage last answered a plain HTTPS GET, as
+//     store submission saw it (a submission is accepted only then). It is
+//     the plain-HTTP evidence of the precheck fallback and of
+//     lastReachableCheck.
+//   - precheck rows: the daily per-host table of spec 2.3, one row per host
+//     and UTC day a precheck was served.
+type readState struct {
+	mu        sync.Mutex
+	history   map[string]liveEntry
+	reachable map[string]time.Time
+
+	statsMu  sync.Mutex
+	rows     int64               // rows of the daily per-host table, all days
+	firstDay string              // the first day with a row
+	today    string              // the UTC day of seen
+	seen     map[uint64]struct{} // hash of the hosts with a row today
+	seed     maphash.Seed
+}
+
+// liveEntry is one host's newest live check, coded compactly.
+type liveEntry struct {
+	at  time.Time
+	rec []byte // inlineCodec record of rowFromCheck
+}
+
+// historyTTL is how long a live check stays in the history when no newer
+// snapshot row replaces it.
+const historyTTL = 30 * 24 * time.Hour
+
+// RecordPrecheckRow is the state-log type of one row of the daily per-host
+// precheck table: a host and a UTC day, nothing about the caller.
+const RecordPrecheckRow = "precheck_row"
+
+type precheckRow struct {
+	Host string `json:"host"`
+	Day  string `json:"day"`
+}
+
+func newReadState() *readState {
+	return &readState{history: map[string]liveEntry{}, reachable: map[string]time.Time{},
+		seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
+}
+
+func (rs *readState) replay(rec state.Record, now time.Time) {
+	switch rec.Type {
+	case RecordCheck:
+		var r check.Result
+		if json.Unmarshal(rec.Data, &r) == nil && r.Host != "" && now.Sub(r.CheckedAt) < historyTTL {
+			rs.addLive(&r)
+		}
+	case pipeline.StoreSubmissionRecordType:
+		var sr pipeline.StoreSubmissionRecord
+		if json.Unmarshal(rec.Data, &sr) != nil {
+			return
+		}
+		for _, h := range sr.Hosts {
+			rs.noteReachable(h.Host, rec.Time)
+		}
+	case RecordPrecheckRow:
+		var pr precheckRow
+		if json.Unmarshal(rec.Data, &pr) == nil && pr.Host != "" && pr.Day != "" {
+			rs.statsMu.Lock()
+			rs.addRow(pr.Host, pr.Day)
+			rs.statsMu.Unlock()
+		}
+	}
+}
+
+// addLive keeps r when it is the host's newest live check.
+func (rs *readState) addLive(r *check.Result) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if old, ok := rs.history[r.Host]; ok && !r.CheckedAt.After(old.at) {
+		return
+	}
+	row := rowFromCheck(r, nil)
+	rs.history[r.Host] = liveEntry{at: r.CheckedAt, rec: inlineCodec.encode(nil, row)}
+}
+
+func (rs *readState) noteReachable(host string, at time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	if at.After(rs.reachable[host]) {
+		rs.reachable[host] = at
+	}
+}
+
+// liveRow returns host's newest saved live check as a row (identity fields
+// taken from dir, the snapshot row, when there is one), or nil.
+func (s *Server) liveRow(host string, dir *storeRow) *storeRow {
+	var newest *storeRow
+	var at time.Time
+	if r, ok := s.cache.latest(host); ok {
+		newest, at = rowFromCheck(r, dir), r.CheckedAt
+	}
+	s.reads.mu.Lock()
+	e, ok := s.reads.history[host]
+	s.reads.mu.Unlock()
+	if ok && (newest == nil || e.at.After(at)) {
+		r, err := inlineCodec.decode(host, e.rec)
+		if err == nil {
+			if dir != nil {
+				for _, f := range []int{fName, fCategory, fSource, fSvc100ID, fAddedOn, fSvcURL} {
+					r.vals[f] = dir.vals[f]
+				}
+			} else {
+				r.vals[fSource] = rowValue{}
+			}
+			r.live = true
+			newest = r
+		}
+	}
+	return newest
+}
+
+// lastReachable returns when host's homepage last answered plain HTTPS
+// (zero when never seen).
+func (rs *readState) lastReachable(host string) time.Time {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	return rs.reachable[host]
+}
+
+// pruneHistory drops live checks the snapshot has caught up with, and
+// those past historyTTL.
+func (rs *readState) pruneHistory(read *readLayer, now time.Time) {
+	rs.mu.Lock()
+	defer rs.mu.Unlock()
+	for host, e := range rs.history {
+		if now.Sub(e.at) >= historyTTL {
+			delete(rs.history, host)
+			continue
+		}
+		if read == nil {
+			continue
+		}
+		if r, err := read.lookup(host); err == nil && r != nil {
+			if t := r.time(fCheckedAt); t != nil && !t.Before(e.at) {
+				delete(rs.history, host)
+			}
+		}
+	}
+}
+
+// addRow counts one row of the daily per-host table; the caller holds
+// statsMu. It reports whether the row is new.
+func (rs *readState) addRow(host, day string) bool {
+	if day != rs.today {
+		if day < rs.today {
+			rs.rows++ // a replayed earlier day: rows are unique by construction
+			rs.first(day)
+			return true
+		}
+		rs.today, rs.seen = day, map[uint64]struct{}{}
+	}
+	h := maphash.String(rs.seed, host)
+	if _, ok := rs.seen[h]; ok {
+		return false
+	}
+	rs.seen[h] = struct{}{}
+	rs.rows++
+	rs.first(day)
+	return true
+}
+
+func (rs *readState) first(day string) {
+	if rs.firstDay == "" || day < rs.firstDay {
+		rs.firstDay = day
+	}
+}

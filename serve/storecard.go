@@ -1,0 +1,320 @@
+package serve
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"svc/datasets"
+	"svc/pipeline/fetch"
+)
+
+// The store hub (GET /api/store, spec 2.15): the saved public card of one
+// store: its checks, brand claim, links, platform and saved robots policy.
+// It is a superset of the store_card tool's card. The checks shown are the
+// newest saved ones: the snapshot's, or a live check made since. A host
+// with no saved row answers 200 with known false and a link that runs a
+// live check, the same shape as every saved-data read (the spec gives
+// these reads no 404).
+
+// StoreCard is the store hub. A null field is unmeasured.
+type StoreCard struct {
+	Host         string      `json:"host"`
+	Known        bool        `json:"known"`
+	InDirectory  bool        `json:"inDirectory"`
+	Name         *string     `json:"name"`
+	Category     *string     `json:"category"`
+	Source       *string     `json:"source"`
+	Platform     *string     `json:"platform"`
+	Verdict      *string     `json:"verdict"`
+	Score        *int64      `json:"score"`
+	ScoreInputs  *int64      `json:"scoreInputs"`
+	AgentsCanBuy *bool       `json:"agents_can_buy"`
+	Buy          *BuyLanes   `json:"buy"`
+	CheckedAt    *time.Time  `json:"checkedAt"`
+	Stale        bool        `json:"stale"`
+	CheckSource  *string     `json:"checkSource"`
+	Checks       *CardChecks `json:"checks"`
+	Robots       *CardRobots `json:"robots"`
+	// BrandClaim is the brand's own statement: not measured, never
+	// scored; null while the service has none.
+	BrandClaim *json.RawMessage `json:"brandClaim"`
+	Links      CardLinks        `json:"links"`
+	Svc100ID   *string          `json:"svc100Id"`
+	AddedOn    *string          `json:"addedOn"`
+	Snapshot   string           `json:"snapshot"`
+	License    string           `json:"license"`
+	Note       string           `json:"note"`
+}
+
+// BuyLanes are the two buy lanes (spec 1.3).
+type BuyLanes struct {
+	AgentCatalog *bool `json:"agent_catalog"`
+	Browser      *bool `json:"browser"`
+}
+
+// CardChecks are the saved check's signals.
+type CardChecks struct {
+	CatalogAnswered  *bool              `json:"catalogAnswered"`
+	CatalogSource    *string            `json:"catalogSource"`
+	CatalogProducts  *int64             `json:"catalogProducts"`
+	CatalogThrottled *bool              `json:"catalogThrottled"`
+	ProductFound     *bool              `json:"productFound"`
+	CartLink         *bool              `json:"cartLink"`
+	UCPProfile       CardUCP            `json:"ucpProfile"`
+	WebMCP           *bool              `json:"webmcp"`
+	WebMCPTools      json.RawMessage    `json:"webmcpTools"`
+	CheckoutWebMCP   CardCheckoutWebMCP `json:"checkoutWebmcp"`
+	StorefrontMCP    CardStorefrontMCP  `json:"storefrontMcp"`
+	BlockStatus      CardBlock          `json:"blockStatus"`
+	Reachability     CardReach          `json:"reachability"`
+	ProductData      CardProductData    `json:"productData"`
+	Policies         CardPolicies       `json:"policies"`
+	ACP              CardDiscovery      `json:"acp"`
+	MCPServerCard    CardDiscovery      `json:"mcpServerCard"`
+	Fix              CardFix            `json:"fix"`
+	CheckError       *string            `json:"checkError"`
+	MethodVersion    *string            `json:"methodVersion"`
+}
+
+// CardUCP is the UCP profile result.
+type CardUCP struct {
+	Status             *string         `json:"status"`
+	Valid              *bool           `json:"valid"`
+	DeclaredVersion    *string         `json:"declaredVersion"`
+	CountsInDirectory  *bool           `json:"countsInDirectory"`
+	Errors             *int64          `json:"errors"`
+	Warnings           *int64          `json:"warnings"`
+	ErrorRules         json.RawMessage `json:"errorRules"`
+	WarningRules       json.RawMessage `json:"warningRules"`
+	ShoppingService    *bool           `json:"shoppingService"`
+	CheckoutCapability *bool           `json:"checkoutCapability"`
+	URL                *string         `json:"url"`
+	CheckedAt          *time.Time      `json:"checkedAt"`
+}
+
+// CardCheckoutWebMCP is Checkout WebMCP, platform only.
+type CardCheckoutWebMCP struct {
+	Status   *string `json:"status"`
+	Detected *bool   `json:"detected"`
+}
+
+// CardStorefrontMCP is the platform's storefront MCP endpoint.
+type CardStorefrontMCP struct {
+	Detected *bool           `json:"detected"`
+	Tools    json.RawMessage `json:"tools"`
+}
+
+// CardBlock says whether the store blocked the check.
+type CardBlock struct {
+	Blocked                 *bool   `json:"blocked"`
+	Reason                  *string `json:"reason"`
+	EdgeBlockBehindAllowAll *bool   `json:"edgeBlockBehindAllowAll"`
+}
+
+// CardReach describes the homepage fetch.
+type CardReach struct {
+	Reachable             *bool   `json:"reachable"`
+	HTTPStatus            *int64  `json:"httpStatus"`
+	Error                 *string `json:"error"`
+	Parked                *bool   `json:"parked"`
+	RedirectsToOtherBrand *bool   `json:"redirectsToOtherBrand"`
+}
+
+// CardProductData summarises product data; the full read is
+// GET /api/agent-checkout/product-data.
+type CardProductData struct {
+	Source          *string `json:"source"`
+	Complete        *bool   `json:"complete"`
+	VendorReadiness *string `json:"vendorReadiness"`
+}
+
+// CardPolicies are the policy pages linked from the homepage.
+type CardPolicies struct {
+	Returns  *bool `json:"returns"`
+	Shipping *bool `json:"shipping"`
+	Privacy  *bool `json:"privacy"`
+	Terms    *bool `json:"terms"`
+}
+
+// CardDiscovery is a well-known discovery document.
+type CardDiscovery struct {
+	Found *bool   `json:"found"`
+	Path  *string `json:"path,omitempty"`
+	Ver   *string `json:"version,omitempty"`
+}
+
+// CardFix is the one recommended fix.
+type CardFix struct {
+	Code *string `json:"code"`
+	Text *string `json:"text"`
+}
+
+// CardRobots is the saved robots.txt policy: the file's status and each
+// AI agent's verdict for "/".
+type CardRobots struct {
+	Status *string            `json:"status"`
+	Agents map[string]*string `json:"agents"`
+}
+
+// CardLinks are where to go next. Badge and claim have no service yet:
+// null.
+type CardLinks struct {
+	SvcURL      string  `json:"svcUrl"`
+	Homepage    string  `json:"homepage"`
+	UCPProfile  *string `json:"ucpProfile"`
+	ProductPage *string `json:"productPage"`
+	ProductData string  `json:"productData"`
+	AgentFacts  string  `json:"agentFacts"`
+	Precheck    string  `json:"precheck"`
+	LiveCheck   string  `json:"liveCheck"`
+	Dataset     string  `json:"dataset"`
+	Badge       *string `json:"badge"`
+	Claim       *string `json:"claim"`
+}
+
+// parseHost checks a host (or URL) parameter and returns the host name.
+func parseHost(raw, param string) (string, error) {
+	if strings.TrimSpace(raw) == "" {
+		return "", fail(ErrInvalid, "%s is required: the store's host name, e.g. ?%s=shop.example", param, param)
+	}
+	u, err := fetch.ParseURL(raw)
+	if err != nil {
+		if r, ok := fetch.IsRefused(err); ok {
+			return "", fail(ErrInvalid, "invalid host: %s", r.Reason)
+		}
+		return "", fail(ErrInvalid, "invalid host")
+	}
+	return strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), nil
+}
+
+// StoreCard answers GET /api/store and the store_card tool.
+func (s *Server) StoreCard(ctx context.Context, caller, rawHost string) (*StoreCard, error) {
+	host, err := parseHost(rawHost, "host")
+	if err != nil {
+		return nil, err
+	}
+	rl, err := s.readView()
+	if err != nil {
+		return nil, err
+	}
+	defer rl.release()
+	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
+		return nil, err
+	}
+	dir, err := rl.lookup(host)
+	if err != nil {
+		return nil, fmt.Errorf("store %s: %w", host, err)
+	}
+	return s.storeCard(rl, host, dir, s.liveRow(host, dir)), nil
+}
+
+func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *StoreCard {
+	q := url.QueryEscape(host)
+	c := &StoreCard{
+		Host: host, InDirectory: dir != nil, Snapshot: rl.version,
+		License: datasets.License,
+		Links: CardLinks{
+			SvcURL: s.link("/api/store?host=" + q), Homepage: "https://" + host + "/",
+			ProductData: s.link("/api/agent-checkout/product-data?host=" + q),
+			AgentFacts:  s.link("/api/agent-facts?host=" + q),
+			Precheck:    s.link("/api/precheck?url=" + q),
+			LiveCheck:   s.link("/api/agent-checkout?url=" + q),
+			Dataset:     s.link("/data/latest/store_answers.csv"),
+		},
+	}
+	row, source := dir, "directory"
+	if live != nil && (dir == nil || newer(live, dir)) {
+		row, source = live, "live_check"
+	}
+	if row == nil || (dir != nil && dir.text(fSource) == "opted-out") {
+		c.Stale = true
+		c.Note = "No saved check of this host: links.liveCheck runs one (its result shows here afterwards). Reads never fetch from the store."
+		if dir != nil {
+			c.Source = dir.str(fSource)
+			c.Note = "This store opted out of the directory: its saved checks are not shown."
+		}
+		return c
+	}
+	c.Known = !unknownSources[row.text(fSource)]
+	c.CheckSource = &source
+	c.Name, c.Category, c.Source, c.Platform = row.str(fName), row.str(fCategory), row.str(fSource), row.str(fPlatform)
+	c.Verdict, c.Score, c.ScoreInputs = row.str(fVerdict), row.integer(fScore), row.integer(fScoreInputs)
+	c.AgentsCanBuy = row.boolean(fAgentsCanBuy)
+	c.Buy = &BuyLanes{AgentCatalog: row.boolean(fBuyCatalog), Browser: row.boolean(fBuyBrowser)}
+	c.CheckedAt = row.time(fCheckedAt)
+	c.Stale = c.CheckedAt == nil || s.now().Sub(*c.CheckedAt) >= StaleAfter
+	if dir != nil {
+		c.Svc100ID = dir.str(fSvc100ID)
+		if t := dir.time(fAddedOn); t != nil {
+			d := t.Format(time.DateOnly)
+			c.AddedOn = &d
+		}
+		if u := dir.str(fSvcURL); u != nil {
+			c.Links.SvcURL = *u
+		}
+	}
+	c.Checks = cardChecks(row)
+	c.Robots = &CardRobots{Status: row.str(fRobotsStatus), Agents: map[string]*string{}}
+	for _, a := range datasets.RobotsAgents {
+		c.Robots.Agents[a] = row.str(robotsField(a))
+	}
+	c.Links.UCPProfile = row.str(fUCPProfileURL)
+	c.Links.ProductPage = row.str(fProductURL)
+	c.Note = "Saved public data, " + source + " check. A missing (null) field was not measured. " +
+		"Validation is not certification; a returned checkout link means checkout was reachable, not that a purchase happened. " +
+		"No brand claim is recorded (brandClaim null); brand claims never change scores."
+	if row.live {
+		c.Note += " The score comes from the weekly snapshot and is not measured by a live check (null)."
+	}
+	return c
+}
+
+// rawList is a JSON list column as a raw value, null when unmeasured.
+func rawList(r *storeRow, f int) json.RawMessage {
+	if v := r.str(f); v != nil && json.Valid([]byte(*v)) {
+		return json.RawMessage(*v)
+	}
+	return json.RawMessage("null")
+}
+
+func cardChecks(r *storeRow) *CardChecks {
+	return &CardChecks{
+		CatalogAnswered: r.boolean(fCatalog), CatalogSource: r.str(fCatalogSource),
+		CatalogProducts: r.integer(fCatalogCount), CatalogThrottled: r.boolean(fThrottled),
+		ProductFound: r.boolean(fProductFound), CartLink: r.boolean(fCartLink),
+		UCPProfile: CardUCP{
+			Status: r.str(fUCPStatus), Valid: r.boolean(fUCPValid), DeclaredVersion: r.str(fUCPVersion),
+			CountsInDirectory: r.boolean(fUCPCounts), Errors: r.integer(fUCPErrors), Warnings: r.integer(fUCPWarnings),
+			ErrorRules: rawList(r, fUCPErrRules), WarningRules: rawList(r, fUCPWarnRules),
+			ShoppingService: r.boolean(fUCPShopping), CheckoutCapability: r.boolean(fUCPCheckout),
+			URL: r.str(fUCPProfileURL), CheckedAt: r.time(fUCPCheckedAt),
+		},
+		WebMCP: r.boolean(fWebMCP), WebMCPTools: rawList(r, fWebMCPTools),
+		CheckoutWebMCP: CardCheckoutWebMCP{Status: r.str(fCheckoutWebMCP), Detected: r.boolean(fCWDetected)},
+		StorefrontMCP:  CardStorefrontMCP{Detected: r.boolean(fStorefrontMCP), Tools: rawList(r, fMCPTools)},
+		BlockStatus:    CardBlock{Blocked: r.boolean(fBlocked), Reason: r.str(fBlockReason), EdgeBlockBehindAllowAll: r.boolean(fEdgeBehindAll)},
+		Reachability: CardReach{Reachable: r.boolean(fReachable), HTTPStatus: r.integer(fHTTPStatus), Error: r.str(fReachError),
+			Parked: r.boolean(fParked), RedirectsToOtherBrand: r.boolean(fOtherBrand)},
+		ProductData: CardProductData{Source: r.str(fPDSource), Complete: r.boolean(fPDComplete), VendorReadiness: r.str(fVendorStatus)},
+		Policies: CardPolicies{Returns: r.boolean(fPolReturns), Shipping: r.boolean(fPolShipping),
+			Privacy: r.boolean(fPolPrivacy), Terms: r.boolean(fPolTerms)},
+		ACP:           CardDiscovery{Found: r.boolean(fACPFound), Ver: r.str(fACPVersion)},
+		MCPServerCard: CardDiscovery{Found: r.boolean(fMCPCard), Path: r.str(fMCPCardPath)},
+		Fix:           CardFix{Code: r.str(fFixCode), Text: r.str(fFix)},
+		CheckError:    r.str(fCheckError), MethodVersion: r.str(fMethodVersion),
+	}
+}
+
+func (s *Server) storeHub(w http.ResponseWriter, r *http.Request) error {
+	c, err := s.StoreCard(r.Context(), s.caller(r), r.URL.Query().Get("host"))
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheFiveMinutes)
+	return writeJSON(w, http.StatusOK, c)
+}
