@@ -86,15 +86,3 @@ func (s *Server) weeklyEdition(w http.ResponseWriter, r *http.Request) error {
 	}
 	return serveFile(w, r, f, cacheImmutable)
 }
-
-// publicFile serves a precomputed file at its own path (/.well-known/...,
-// /openapi.json, the published pages).
-func (s *Server) publicFile(name, cacheControl string) handlerFunc {
-	return func(w http.ResponseWriter, r *http.Request) error {
-		f := s.current().files[name]
-		if f == nil {
-			return fail(ErrNotFound, "not published yet")
-		}
-		return serveFile(w, r, f, cacheControl)
-	}
-}
