@@ -58,7 +58,7 @@ var StoreAnswers = &Table{
 			"catalog_only (a catalog answered with a priced product; no lane reached the cart), "+
 			"no_agent_catalog (the store answered but no catalog with a product did), blocked, not_a_store "+
 			"(parked or redirects to another brand), unreachable, or check_failed."),
-		opt("svc_url", String, "The store's saved answer on svc (GET /api/store?host=...)."),
+		opt("svc_url", String, "The store's page on svc (/stores/<host>/): its saved answer in plain words; GET /api/store?host= gives it as JSON."),
 		opt("fix_code", String, "Code of the one recommended fix (see checks.fix_code)."),
 		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer over plain HTTP (storefront MCP, /products.json or a Store API)."),
 		opt("product_found", Bool, "The catalog answer held a product with a name and a price; null when throttled or no catalog answered."),

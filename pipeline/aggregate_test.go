@@ -153,7 +153,7 @@ func TestAggregateStoreAnswersMatchTruth(t *testing.T) {
 			UCPStatus: str(m["ucp_status"]), CheckoutWebMCPStatus: strp(m["checkout_webmcp_status"]),
 			ScoreInputs: *int64p(m["score_inputs"]),
 		})
-		if u, want := m["svc_url"], "https://svc.example/api/store?host="+m["host"].(string); u != want {
+		if u, want := m["svc_url"], "https://svc.example/stores/"+m["host"].(string)+"/"; u != want {
 			t.Errorf("%s svc_url = %v, want %s", m["host"], u, want)
 		}
 		if m["fix"] == nil || m["checked_at"] == nil {

@@ -100,7 +100,7 @@ func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q s
 			return nil, fmt.Errorf("directory query: %w", err)
 		}
 		d.CheckedAt = d.CheckedAt.UTC()
-		d.SvcURL = s.link("/api/store?host=" + d.Host)
+		d.SvcURL = s.storeLink(d.Host)
 		if svcURL != nil && *svcURL != "" {
 			d.SvcURL = *svcURL
 		}

@@ -71,7 +71,7 @@ func TestRowStoreRoundTrip(t *testing.T) {
 		host := fmt.Sprintf("shop%05d.test", i)
 		r := newStoreRow(host)
 		r.setStr(fName, fmt.Sprintf("Shop %d", i))
-		r.setStr(fSvcURL, "/api/store?host="+host)
+		r.setStr(fSvcURL, "/stores/"+host+"/")
 		r.setStr(fPlatform, []string{"shopify", "woocommerce", "custom"}[i%3])
 		if i%7 != 0 {
 			r.setBool(fCartLink, i%2 == 0)

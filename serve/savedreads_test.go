@@ -104,7 +104,7 @@ func TestStoreCard(t *testing.T) {
 			}
 		}
 		if c.Links.Homepage != "https://"+st.Host+"/" || c.Links.LiveCheck != "/api/agent-checkout?url="+st.Host ||
-			c.Links.SvcURL != "/api/store?host="+st.Host || c.Links.ProductData != "/api/agent-checkout/product-data?host="+st.Host {
+			c.Links.SvcURL != "/stores/"+st.Host+"/" || c.Links.ProductData != "/api/agent-checkout/product-data?host="+st.Host {
 			t.Errorf("%s links %+v", st.Host, c.Links)
 		}
 		if strings.Contains(body, "checkout_url") || strings.Contains(body, "/checkouts/") {
@@ -301,7 +301,7 @@ func TestDirectory(t *testing.T) {
 	var got []string
 	for i, s := range ans.Stores {
 		got = append(got, s.Host)
-		if s.Name == nil || s.Category == nil || *s.Category != "footwear" || s.Verdict == nil || s.SvcURL != "/api/store?host="+s.Host || s.CheckedAt.IsZero() {
+		if s.Name == nil || s.Category == nil || *s.Category != "footwear" || s.Verdict == nil || s.SvcURL != "/stores/"+s.Host+"/" || s.CheckedAt.IsZero() {
 			t.Errorf("entry %+v", s)
 		}
 		if i > 0 && s.CheckedAt.After(ans.Stores[i-1].CheckedAt) {

@@ -219,7 +219,7 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 		Host: host, InDirectory: dir != nil, Snapshot: rl.version,
 		License: datasets.License,
 		Links: CardLinks{
-			SvcURL: s.link("/api/store?host=" + q), Homepage: "https://" + host + "/",
+			SvcURL: s.storeLink(host), Homepage: "https://" + host + "/",
 			ProductData: s.link("/api/agent-checkout/product-data?host=" + q),
 			AgentFacts:  s.link("/api/agent-facts?host=" + q),
 			Precheck:    s.link("/api/precheck?url=" + q),
@@ -232,6 +232,8 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 		row, source = live, "live_check"
 	}
 	if row == nil || (dir != nil && dir.text(fSource) == "opted-out") {
+		// No page is published for this host: link its (empty) card.
+		c.Links.SvcURL = s.link("/api/store?host=" + q)
 		c.Stale = true
 		c.Note = "No saved check of this host: links.liveCheck runs one (its result shows here afterwards). Reads never fetch from the store."
 		if dir != nil {

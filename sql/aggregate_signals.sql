@@ -120,5 +120,5 @@ SELECT
         WHEN product_found THEN 'catalog_only'
         ELSE 'no_agent_catalog'
     END AS verdict,
-    getvariable('base_url') || '/api/store?host=' || host AS svc_url
+    getvariable('base_url') || '/stores/' || host || '/' AS svc_url
 FROM scored;

@@ -75,7 +75,9 @@ func New(ctx context.Context, cfg Config) (*Validator, error) {
 		v.cfg.Resolver = net.DefaultResolver
 	}
 	if cfg.SchemaDir != "" {
-		v.source = SourceInfo{Type: "folder", Location: cfg.SchemaDir}
+		// The report is published: it names the release the folder holds,
+		// never the folder's path on this machine.
+		v.source = SourceInfo{Type: "folder", Location: "local copy of " + officialBase + TargetRelease + "/schemas/"}
 		set, err := compileSchemas(ctx, cfg.SchemaDir, "", nil)
 		if err != nil {
 			return nil, fmt.Errorf("ucp schema folder %s: %w", cfg.SchemaDir, err)
