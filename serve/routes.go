@@ -59,9 +59,13 @@ func (s *Server) routes(mux *http.ServeMux) {
 	for _, rt := range routeTable {
 		mux.Handle(rt.pattern, s.adapt(rt.pattern, rt.handler(s)))
 	}
-	// Everything else: a JSON 405 when the path exists for another method,
-	// else a JSON 404.
+	// Everything else: a precomputed file under public/api/ at its own
+	// path (the manifest lists them there), a JSON 405 when the path exists
+	// for another method, else a JSON 404.
 	mux.Handle("/", s.adapt("not found", func(w http.ResponseWriter, r *http.Request) error {
+		if served, err := s.apiFile(w, r); served {
+			return err
+		}
 		var allow []string
 		for _, m := range []string{http.MethodGet, http.MethodPost} {
 			r2 := r.Clone(r.Context())

@@ -150,6 +150,28 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 			t.Errorf("%s: %d %v", path, resp.StatusCode, resp.Header)
 		}
 	}
+	// The precomputed files also answer at their own paths under /api/,
+	// the addresses the manifest lists, with the endpoint's headers.
+	for path, want := range map[string]string{
+		"/" + fileProtocols:                 "public, max-age=300",
+		"/" + fileLeaderboardCSV:            "public, max-age=300",
+		"/" + fileAdoption:                  "public, max-age=300",
+		"/" + dirWeekly + "2026-11-16.json": cacheImmutable,
+		"/api/weekly/agent-checkout.json":   cacheWeeklyLatest,
+	} {
+		resp, body := ts.get(t, path)
+		if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != want || resp.Header.Get("ETag") != sha(body) {
+			t.Errorf("%s: %d %v", path, resp.StatusCode, resp.Header)
+		}
+	}
+	if resp, _ := ts.get(t, "/"+fileAdoption); resp.Header.Get("X-Svc-Data-As-Of") != "2026-11-16T03:04:05Z" {
+		t.Errorf("adoption.json: x-svc-data-as-of = %q", resp.Header.Get("X-Svc-Data-As-Of"))
+	}
+	for _, p := range []string{"/api/nope.json", "/api/../state/x", "/api/"} {
+		if resp, body := ts.get(t, p); resp.StatusCode != 404 || errorCode(t, body) != "not_found" {
+			t.Errorf("%s: %d %s, want 404", p, resp.StatusCode, body)
+		}
+	}
 	if resp, _ := ts.get(t, "/api/leaderboard?format=csv"); !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
 		t.Errorf("leaderboard csv content type %q", resp.Header.Get("Content-Type"))
 	}

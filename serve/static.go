@@ -3,6 +3,7 @@ package serve
 import (
 	"net/http"
 	"regexp"
+	"strings"
 )
 
 // Paths of the precomputed answers under public/, as the aggregate stage
@@ -85,4 +86,33 @@ func (s *Server) weeklyEdition(w http.ResponseWriter, r *http.Request) error {
 		return fail(ErrNotFound, "no weekly edition was posted on %s", ed[:10])
 	}
 	return serveFile(w, r, f, cacheImmutable)
+}
+
+// apiFile serves a GET or HEAD for a published file under public/api/ by
+// its own path (/api/protocols.json, /api/agent-checkout/ATTRIBUTION.txt,
+// ...), the addresses the manifest gives, with the same headers as the
+// endpoint that answers from it. served is false when no such file is
+// published, so the caller answers 404 or 405.
+func (s *Server) apiFile(w http.ResponseWriter, r *http.Request) (served bool, err error) {
+	if r.Method != http.MethodGet && r.Method != http.MethodHead {
+		return false, nil
+	}
+	name, ok := strings.CutPrefix(r.URL.Path, "/api/")
+	if !ok {
+		return false, nil
+	}
+	name = "api/" + name
+	f := s.current().files[name]
+	if f == nil {
+		return false, nil
+	}
+	switch {
+	case name == fileAdoption:
+		return true, s.adoption(w, r)
+	case name == fileWeeklyLatest:
+		return true, s.weeklyLatest(w, r)
+	case strings.HasPrefix(name, dirWeekly) && editionRE.MatchString(strings.TrimPrefix(name, dirWeekly)):
+		return true, serveFile(w, r, f, cacheImmutable)
+	}
+	return true, serveFile(w, r, f, cacheFiveMinutes)
 }
