@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"strconv"
 	"strings"
@@ -175,6 +176,10 @@ func mb(n uint64) string { return fmt.Sprintf("%6.0f MB", float64(n)/(1<<20)) }
 func measure(tb testing.TB, f func()) phase {
 	tb.Helper()
 	var p phase
+	// Start from a collected heap returned to the kernel, so that each
+	// phase's peaks are its own (and DuckDB's baselines do not run beside
+	// gigabytes the Go heap no longer uses).
+	debug.FreeOSMemory()
 	p.hwmReset = os.WriteFile("/proc/self/clear_refs", []byte("5"), 0) == nil
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
