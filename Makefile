@@ -6,6 +6,9 @@ BIN       := bin/svc
 SHARED    ?= $(abspath ../shared)
 DATA      ?= ./var
 ADDR      ?= 127.0.0.1:8080
+# `make shards`: a sharded run over the fixture world (fixtures/shards.sh).
+SHARDS    ?= 4
+SHARDDATA ?= ./var-shards
 FUZZTIME  ?= 2000x
 # Fuzz targets as package:Target; `make test` runs each for $(FUZZTIME) inputs
 # (a count, not a duration: Go 1.26's fuzz runner can fail at a time deadline
@@ -23,7 +26,7 @@ export SVC_UCP_SCHEMA_DIR ?= $(SHARED)/ucp/schema
 export SVC_SHARED_DIR ?= $(SHARED)
 endif
 
-.PHONY: all build test checks demo bench fuzz clean
+.PHONY: all build test checks demo shards bench fuzz clean
 
 all: build
 
@@ -46,10 +49,16 @@ checks:
 demo: build
 	./$(BIN) demo --data $(DATA)
 
+# SHARDS crawl processes at once, then SHARDS validate processes, then
+# aggregate and snapshot, over the fixture world into SHARDDATA.
+shards: build
+	SVC=./$(BIN) DATA=$(SHARDDATA) SHARDS=$(SHARDS) bash fixtures/shards.sh
+
 # Each benchmark prints its figure against the target and a baseline measured
 # in the same run (raw fetching, DuckDB's own COPY and GROUP BY).
 bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkCrawlVsRawFetch$$' -benchtime=1x ./pipeline/
+	$(GO) test -run='^$$' -bench='^BenchmarkShardedCrawl$$' -benchtime=1x -timeout=30m ./pipeline/
 	$(GO) test -run='^$$' -bench='^BenchmarkValidateFullValid$$' -cpu=1 -benchmem ./pipeline/ucp/
 	$(GO) test -run='^$$' -bench='^BenchmarkParquetVsDuckDB$$' -benchtime=1x ./datasets/
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
@@ -63,4 +72,4 @@ fuzz:
 	  $(GO) test -run='^$$' -fuzz="^$$fn\$$" -fuzztime=$(FUZZLONG) $$pkg || exit 1; done
 
 clean:
-	rm -rf bin var
+	rm -rf bin var var-shards

@@ -84,7 +84,7 @@ func BrowserLaneFromBools(f func(runDir string) (map[string]bool, error)) func(s
 
 // AggregateOptions configure the aggregate stage.
 type AggregateOptions struct {
-	Dir string // DIR/work/<run-id>: reads run.json, checks.parquet, ucp_validations.parquet; writes out/
+	Dir string // DIR/work/<run-id>: reads run.json, checks.parquet, ucp_validations.parquet (or their partitions); writes out/
 	// Previous is the run folder compared with for changes, the adoption
 	// series, rechecks and the weekly comparison. Empty: the latest earlier
 	// run that was aggregated (FindPreviousRun).
@@ -122,8 +122,10 @@ type AggregateResult struct {
 const duckDSN = "?autoinstall_known_extensions=false&autoload_known_extensions=false"
 
 // Aggregate runs the aggregate stage over one run folder. It needs the
-// crawl's checks.parquet and the validate stage's ucp_validations.parquet;
-// a missing one is an error that says which command to run first.
+// crawl's checks.parquet and the validate stage's ucp_validations.parquet,
+// or, for a sharded run, both files of every partition; a missing one is an
+// error that says which command to run first. Over the same stores a
+// sharded run gives the same bytes as an unsharded one.
 func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
@@ -134,15 +136,11 @@ func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, er
 	if err != nil {
 		return nil, err
 	}
-	for _, in := range []struct{ file, stage string }{{ChecksFile, "crawl"}, {UCPFile, "validate"}} {
-		if _, err := os.Stat(filepath.Join(dir, in.file)); err != nil {
-			if errors.Is(err, os.ErrNotExist) {
-				return nil, fmt.Errorf("aggregate %s: no %s in %s: run `svc %s --run %s` first", id, in.file, dir, in.stage, id)
-			}
-			return nil, fmt.Errorf("aggregate %s: %w", id, err)
-		}
+	in, err := readRunInputs(dir)
+	if err != nil {
+		return nil, fmt.Errorf("aggregate %s: %w", id, err)
 	}
-	a := &aggregator{opts: opts, dir: dir, run: ri, out: map[string][]byte{}, copies: map[string]string{}}
+	a := &aggregator{opts: opts, dir: dir, run: ri, in: in, out: map[string][]byte{}, copies: map[string]string{}}
 	if !opts.NoHistory {
 		a.prevDir = opts.Previous
 		if a.prevDir == "" {
@@ -228,6 +226,7 @@ type aggregator struct {
 	run     RunInfo
 	prevDir string
 	prev    RunInfo // zero when no history is read
+	in      runInputs
 	duck    *duckConn
 	out     map[string][]byte // path relative to the run folder → bytes
 	copies  map[string]string // path relative to the run folder → file copied there
@@ -288,13 +287,8 @@ func (a *aggregator) build(ctx context.Context) error {
 	if err := a.waitTable(); err != nil {
 		return err
 	}
-	for _, c := range []struct {
-		t    *datasets.Table
-		file string
-	}{{datasets.Checks, ChecksFile}, {datasets.UCPValidations, UCPFile}} {
-		if err := a.copyTable(c.t, c.file); err != nil {
-			return err
-		}
+	if err := a.inputTables(ctx); err != nil {
+		return err
 	}
 	slices.SortFunc(a.tables, func(x, y TableCount) int {
 		return tableOrder(x.Name) - tableOrder(y.Name)
@@ -322,10 +316,10 @@ func tableOrder(name string) int {
 func (a *aggregator) setup(ctx context.Context) error {
 	stmts := []string{"SET TimeZone = 'UTC'"}
 	for _, v := range []struct {
-		t    *datasets.Table
-		file string
-	}{{datasets.Checks, ChecksFile}, {datasets.UCPValidations, UCPFile}} {
-		s, err := v.t.ViewSQL(filepath.Join(a.dir, v.file))
+		t     *datasets.Table
+		files []string
+	}{{datasets.Checks, a.in.checks}, {datasets.UCPValidations, a.in.ucp}} {
+		s, err := v.t.ViewSQL(v.files...)
 		if err != nil {
 			return err
 		}
@@ -342,6 +336,9 @@ func (a *aggregator) setup(ctx context.Context) error {
 		if err := a.exec(ctx, "setup", s); err != nil {
 			return err
 		}
+	}
+	if err := a.checkPartitions(ctx); err != nil {
+		return err
 	}
 	if err := a.loadHooks(ctx); err != nil {
 		return err

@@ -14,9 +14,10 @@ import (
 // ChecksFile is the crawl's output table inside the run folder.
 const ChecksFile = "checks.parquet"
 
-// WriteChecks turns the run's journal into checks.parquet (one row per host,
-// every signal) and returns the row count. It writes atomically, so a
-// re-run after a crash replaces the file whole.
+// WriteChecks turns the crawl journal in dir into dir/checks.parquet (one
+// row per host, every signal) and returns the row count; dir is the run
+// folder, or a shard's partition folder ChecksDir(runDir, shard). It writes
+// atomically, so a re-run after a crash replaces the file whole.
 func WriteChecks(dir string) (int, error) {
 	cols, err := datasets.NewColumns(datasets.Checks, 0)
 	if err != nil {

@@ -120,11 +120,16 @@ type Checker interface {
 // CrawlOptions configure a crawl.
 type CrawlOptions struct {
 	Stores      []Store
-	Dir         string // DIR/work/<run-id>: the journal and outputs go here
+	Dir         string // DIR/work/<run-id>: the journal and outputs go here (ChecksDir)
 	Concurrency int    // stores checked at once; each store's requests are sequential
-	Checker     Checker
-	Progress    Progress // nil for none
-	Log         *slog.Logger
+	// Shard, when set, checks only the stores whose host falls in it and
+	// keeps its journal in the partition folder ChecksDir(Dir, Shard).
+	// Concurrency is per shard: n shards check n × Concurrency stores at
+	// once between them.
+	Shard    Shard
+	Checker  Checker
+	Progress Progress // nil for none
+	Log      *slog.Logger
 }
 
 // CrawlRecord is one journal line: a store and its check, or why it failed.
@@ -143,9 +148,10 @@ type CrawlStats struct {
 // JournalName is the crawl's append-only journal inside the run folder.
 const JournalName = "checks.jsonl"
 
-// Crawl checks every store not yet in the run's journal and appends each
-// result as it completes, so a crawl killed half-way resumes where it
-// stopped. One store's failure is recorded and counted, never fatal.
+// Crawl checks every store (of opts.Shard) not yet in the run's journal
+// and appends each result as it completes, so a crawl killed half-way
+// resumes where it stopped. One store's failure is recorded and counted,
+// never fatal.
 func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 	start := time.Now()
 	if opts.Concurrency <= 0 {
@@ -154,10 +160,20 @@ func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 	if opts.Log == nil {
 		opts.Log = slog.New(slog.DiscardHandler)
 	}
-	if err := os.MkdirAll(opts.Dir, 0o755); err != nil {
+	if opts.Shard.Sharded() {
+		if err := opts.Shard.Validate(); err != nil {
+			return CrawlStats{}, fmt.Errorf("crawl: %w", err)
+		}
+	}
+	if err := checkRunLayout(opts.Dir, opts.Shard); err != nil {
 		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
 	}
-	path := filepath.Join(opts.Dir, JournalName)
+	dir := ChecksDir(opts.Dir, opts.Shard)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
+	}
+	opts.Stores = opts.Shard.Select(opts.Stores)
+	path := filepath.Join(dir, JournalName)
 	done, err := readJournalHosts(path)
 	if err != nil {
 		return CrawlStats{}, err

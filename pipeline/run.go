@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -18,12 +19,22 @@ import (
 //	                         from then on, so re-runs give the same bytes)
 //	checks.jsonl             crawl journal (resumable)
 //	checks.parquet           crawl output: one row per store
+//	ucp_validations.jsonl    validate journal (resumable)
 //	ucp_validations.parquet  validate output: one row per store
 //	out/tables/<name>.parquet  aggregate output: every published table
 //	out/files/<path>         aggregate output: every other published file,
 //	                         at its path under public/ (api/adoption.json,
 //	                         data/svc-100/v1/svc-100.csv, ...)
 //	out/weekly/<date>.json   aggregate output: this run's weekly edition
+//
+// A sharded run (crawl and validate with --shard i/n) has no crawl or
+// validate files at the top; each shard writes its own partition instead,
+// and aggregate reads them all (see Shard):
+//
+//	checks/shard=<i>-of-<n>/checks.jsonl                    crawl journal of shard i
+//	checks/shard=<i>-of-<n>/checks.parquet                  its output
+//	ucp_validations/shard=<i>-of-<n>/ucp_validations.jsonl  validate journal of shard i
+//	ucp_validations/shard=<i>-of-<n>/ucp_validations.parquet its output
 //
 // snapshot publishes out/ as one version of the artifact tree.
 const (
@@ -53,44 +64,91 @@ func RunDir(dataDir, id string) string { return filepath.Join(dataDir, "work", i
 
 // OpenRun reads the run's run.json, creating it on first use with now as
 // the start time and now's UTC date as the snapshot date.
+//
+// Several processes may open a new run at once (the shards of a sharded
+// run start together): run.json is created exclusively, written whole to a
+// temporary file and hard-linked into place, so the first one wins and
+// every other reads the winner's file, and all agree on one Started and
+// Date.
 func OpenRun(dataDir, id string, now time.Time) (RunInfo, error) {
 	dir := RunDir(dataDir, id)
-	b, err := os.ReadFile(filepath.Join(dir, RunInfoFile))
-	if err == nil {
-		var ri RunInfo
-		if err := json.Unmarshal(b, &ri); err != nil {
-			return RunInfo{}, fmt.Errorf("run %s: %s is corrupt: %w", id, RunInfoFile, err)
-		}
-		return ri, nil
-	}
+	path := filepath.Join(dir, RunInfoFile)
+	ri, err := readRunFile(path, id)
 	if !errors.Is(err, os.ErrNotExist) {
-		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
+		return ri, err
 	}
 	now = now.UTC().Truncate(time.Microsecond)
-	ri := RunInfo{ID: id, Date: now.Format("2006-01-02"), Started: now}
+	ri = RunInfo{ID: id, Date: now.Format("2006-01-02"), Started: now}
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
 	}
-	b, _ = json.MarshalIndent(ri, "", "  ")
-	if err := durable.WriteFileAtomic(filepath.Join(dir, RunInfoFile), append(b, '\n'), 0o644); err != nil {
+	b, _ := json.MarshalIndent(ri, "", "  ")
+	err = createExclusive(path, append(b, '\n'))
+	if errors.Is(err, fs.ErrExist) {
+		return readRunFile(path, id) // another process created it first
+	}
+	if err != nil {
 		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
 	}
 	return ri, nil
 }
 
-// ReadRun reads an existing run's run.json; a run that was never crawled is
-// an error that says so.
-func ReadRun(dataDir, id string) (RunInfo, error) {
-	b, err := os.ReadFile(filepath.Join(RunDir(dataDir, id), RunInfoFile))
+// readRunFile reads a run.json; a missing file is os.ErrNotExist as is.
+func readRunFile(path, id string) (RunInfo, error) {
+	b, err := os.ReadFile(path)
 	if errors.Is(err, os.ErrNotExist) {
-		return RunInfo{}, fmt.Errorf("run %s does not exist under %s: run `svc crawl --run %s` first", id, filepath.Join(dataDir, "work"), id)
+		return RunInfo{}, err
 	}
 	if err != nil {
-		return RunInfo{}, err
+		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
 	}
 	var ri RunInfo
 	if err := json.Unmarshal(b, &ri); err != nil {
 		return RunInfo{}, fmt.Errorf("run %s: %s is corrupt: %w", id, RunInfoFile, err)
 	}
 	return ri, nil
+}
+
+// createExclusive writes data to path only if path does not exist yet
+// (fs.ErrExist otherwise). The bytes go to a temporary file beside it,
+// fsynced, then hard-linked to path: a reader sees no file or the whole
+// file, never a partial one, even across a crash, and of several writers
+// exactly one link succeeds.
+func createExclusive(path string, data []byte) error {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer os.Remove(tmp)
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Link(tmp, path); err != nil {
+		return err
+	}
+	return durable.SyncDir(dir)
+}
+
+// ReadRun reads an existing run's run.json; a run that was never crawled is
+// an error that says so.
+func ReadRun(dataDir, id string) (RunInfo, error) {
+	ri, err := readRunFile(filepath.Join(RunDir(dataDir, id), RunInfoFile), id)
+	if errors.Is(err, os.ErrNotExist) {
+		return RunInfo{}, fmt.Errorf("run %s does not exist under %s: run `svc crawl --run %s` first", id, filepath.Join(dataDir, "work"), id)
+	}
+	return ri, err
 }

@@ -52,10 +52,13 @@ type ProfileValidator interface {
 type ValidateOptions struct {
 	Dir         string // DIR/work/<run-id>: reads checks.jsonl, writes the journal
 	Concurrency int    // profiles validated at once
-	Validator   ProfileValidator
-	Progress    Progress // nil for none
-	Log         *slog.Logger
-	Now         func() time.Time // the validation time recorded; default time.Now
+	// Shard, when set, reads the crawl partition ChecksDir(Dir, Shard) and
+	// keeps the journal in UCPDir(Dir, Shard).
+	Shard     Shard
+	Validator ProfileValidator
+	Progress  Progress // nil for none
+	Log       *slog.Logger
+	Now       func() time.Time // the validation time recorded; default time.Now
 }
 
 // ValidateStats counts the outcome of a validate run. Skipped stores got
@@ -94,11 +97,23 @@ func Validate(ctx context.Context, opts ValidateOptions) (ValidateStats, error) 
 	if opts.Validator == nil {
 		return ValidateStats{}, fmt.Errorf("validate %s: no UCP validator", opts.Dir)
 	}
-	crawled, err := crawledStores(opts.Dir)
+	if opts.Shard.Sharded() {
+		if err := opts.Shard.Validate(); err != nil {
+			return ValidateStats{}, fmt.Errorf("validate %s: %w", opts.Dir, err)
+		}
+	}
+	if err := checkRunLayout(opts.Dir, opts.Shard); err != nil {
+		return ValidateStats{}, fmt.Errorf("validate: %w", err)
+	}
+	crawled, err := crawledStores(opts.Dir, opts.Shard)
 	if err != nil {
 		return ValidateStats{}, err
 	}
-	path := filepath.Join(opts.Dir, ValidateJournal)
+	dir := UCPDir(opts.Dir, opts.Shard)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return ValidateStats{}, fmt.Errorf("validate %s: %w", opts.Dir, err)
+	}
+	path := filepath.Join(dir, ValidateJournal)
 	done := map[string]bool{}
 	if err := readValidations(path, func(r ValidationRecord) { done[r.Host] = true }); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return ValidateStats{}, err
@@ -179,14 +194,15 @@ feed:
 	return stats, errors.Join(writeErr, ctx.Err())
 }
 
-// crawledStores reads the crawl journal; a run that was never crawled is an
-// error that says what to run.
-func crawledStores(dir string) ([]CrawlRecord, error) {
+// crawledStores reads the crawl journal of shard s of the run in runDir; a
+// run (or shard) that was never crawled is an error that says what to run.
+func crawledStores(runDir string, s Shard) ([]CrawlRecord, error) {
 	var out []CrawlRecord
-	err := ReadJournal(filepath.Join(dir, JournalName), func(r CrawlRecord) { out = append(out, r) })
+	path := filepath.Join(ChecksDir(runDir, s), JournalName)
+	err := ReadJournal(path, func(r CrawlRecord) { out = append(out, r) })
 	if errors.Is(err, os.ErrNotExist) {
-		id := filepath.Base(dir)
-		return nil, fmt.Errorf("run %s has no crawl journal %s: run `svc crawl --run %s` first", id, filepath.Join(dir, JournalName), id)
+		id := filepath.Base(runDir)
+		return nil, fmt.Errorf("run %s has no crawl journal %s: run `svc crawl --run %s%s` first", id, path, id, s.flag())
 	}
 	if err != nil {
 		return nil, err
@@ -301,14 +317,22 @@ func readValidations(path string, fn func(ValidationRecord)) error {
 // and returns the row count. It writes atomically, so a re-run replaces the
 // file whole.
 func WriteUCPValidations(dir string) (int, error) {
+	return WriteShardUCPValidations(dir, Shard{})
+}
+
+// WriteShardUCPValidations is WriteUCPValidations for shard s of the run in
+// runDir: it reads the shard's crawl and validate journals and writes
+// ucp_validations.parquet into UCPDir(runDir, s).
+func WriteShardUCPValidations(runDir string, s Shard) (int, error) {
 	cols, err := datasets.NewColumns(datasets.UCPValidations, 0)
 	if err != nil {
 		return 0, err
 	}
-	crawled, err := crawledStores(dir)
+	crawled, err := crawledStores(runDir, s)
 	if err != nil {
 		return 0, err
 	}
+	dir := UCPDir(runDir, s)
 	hosts := make(map[string]bool, len(crawled))
 	for _, r := range crawled {
 		hosts[r.Store.Host] = true
@@ -320,8 +344,8 @@ func WriteUCPValidations(dir string) (int, error) {
 		}
 	})
 	if errors.Is(err, os.ErrNotExist) {
-		id := filepath.Base(dir)
-		return 0, fmt.Errorf("run %s has no validate journal: run `svc validate --run %s` first", id, id)
+		id := filepath.Base(runDir)
+		return 0, fmt.Errorf("run %s has no validate journal: run `svc validate --run %s%s` first", id, id, s.flag())
 	}
 	if err != nil {
 		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)

@@ -45,8 +45,16 @@ comparison come from the latest earlier run that was aggregated (or
 the network: the run's times come from run.json, so aggregating the same
 run again writes the same bytes. ` + "`svc snapshot`" + ` publishes the result.
 
+A sharded run (crawled and validated with --shard i/n) is read from every
+partition under checks/ and ucp_validations/, and gives the same bytes as an
+unsharded run over the same stores. Aggregate refuses a run with a shard
+missing (naming it and the command to run), partitions of different shard
+counts, unsharded files beside partitions, or a partition holding a host
+that does not hash into its shard (a copied or renamed partition).
+
 Needs the crawl and the validate stage: run ` + "`svc crawl --run RUN`" + ` and
-` + "`svc validate --run RUN`" + ` first.`,
+` + "`svc validate --run RUN`" + ` first (with --shard i/n for each shard of a
+sharded run).`,
 		Example: `  svc aggregate --run 2026-11-23
   svc aggregate --run 2026-11-23 --previous 2026-11-16 --base-url https://svc.example`,
 		Args: argsUsage(cobra.NoArgs),

@@ -18,6 +18,7 @@ type crawlOptions struct {
 	stores      string
 	runID       string
 	concurrency int
+	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
 }
 
@@ -33,9 +34,16 @@ DATA/work/<run-id>/.
 Stores are checked in parallel (--concurrency), one request at a time per
 store. Each result is appended to a journal as it completes, so a crawl that
 is interrupted or killed resumes where it stopped when run again with the same
---run id. A store that fails is recorded and counted, never fatal.`,
+--run id. A store that fails is recorded and counted, never fatal.
+
+With --shard i/n the crawl checks only the stores whose host hashes into
+shard i (of n) and writes its own partition,
+DATA/work/<run-id>/checks/shard=<i>-of-<n>/; run every shard of 0 to n-1,
+at once or one after another, on one machine or many sharing --data, then
+validate each shard and aggregate once. --concurrency is per shard.`,
 		Example: `  svc crawl --stores datasets/stores.csv
-  svc crawl --stores stores.csv --run 2026-11-23 --concurrency 32`,
+  svc crawl --stores stores.csv --run 2026-11-23 --concurrency 32
+  svc crawl --stores stores.csv --run 2026-11-23 --shard 2/4`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.stores == "" {
@@ -47,6 +55,9 @@ is interrupted or killed resumes where it stopped when run again with the same
 			if err := validRunID(opts.runID); err != nil {
 				return err
 			}
+			if err := opts.shard.parse(); err != nil {
+				return err
+			}
 			return crawlRun(cmd.Context(), opts)
 		},
 	}
@@ -54,6 +65,7 @@ is interrupted or killed resumes where it stopped when run again with the same
 	f.StringVar(&opts.stores, "stores", envOr("SVC_STORES", ""), "CSV of stores to check: host,name,category,source (env SVC_STORES)")
 	f.IntVar(&opts.concurrency, "concurrency", 16, "stores checked at once")
 	registerRunFlag(cmd, &opts.runID)
+	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	return cmd
 }
@@ -79,7 +91,7 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 	}
 	// Stores accepted by POST /api/stores/submit up to the run's start join
 	// the CSV's (which wins for a host in both), so a resumed crawl sees the
-	// same list.
+	// same list, and so does every shard: they share run.json's start.
 	stores, submitted, err := pipeline.MergeSubmitted(stores, filepath.Join(opts.data, "state"), ri.Started)
 	if err != nil {
 		return err
@@ -92,19 +104,21 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		Stores:      stores,
 		Dir:         dir,
 		Concurrency: opts.concurrency,
+		Shard:       opts.shard.shard,
 		Checker:     eng,
 		Progress:    pipeline.NewProgress(opts.errOut, "crawl", log),
 		Log:         log,
 	})
 	if err != nil {
-		return fmt.Errorf("crawl %s: %w", opts.runID, err)
+		return fmt.Errorf("crawl %s%s: %w", opts.runID, opts.shard.label(), err)
 	}
-	n, err := pipeline.WriteChecks(dir)
+	part := pipeline.ChecksDir(dir, opts.shard.shard)
+	n, err := pipeline.WriteChecks(part)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.out, "crawl %s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",
-		opts.runID, stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(dir, "checks.parquet"),
+	fmt.Fprintf(opts.out, "crawl %s%s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",
+		opts.runID, opts.shard.label(), stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(part, pipeline.ChecksFile),
 		stats.Elapsed.Round(time.Millisecond))
 	return nil
 }

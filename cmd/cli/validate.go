@@ -17,6 +17,7 @@ type validateOptions struct {
 	runID       string
 	concurrency int
 	agentPaths  bool
+	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
 }
 
@@ -47,9 +48,15 @@ paths (UCP and storefront MCP, catalog to cart, stopped before payment) over
 the SVC-100 v1 test set and imports the browser shoppers' runs from
 DATA/runs, for the leaderboard and the buy.browser lane.
 
+With --shard i/n the stage validates the stores of crawl partition i and
+writes its own partition, DATA/work/<run-id>/ucp_validations/shard=<i>-of-<n>/.
+The agent paths cover the fixed SVC-100 set, not the partition: shard 0
+runs them, the other shards skip them.
+
 Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 		Example: `  svc validate --run 2026-11-23
-  svc validate --run 2026-11-23 --ucp-schema-dir ../ucp/schema --concurrency 32`,
+  svc validate --run 2026-11-23 --ucp-schema-dir ../ucp/schema --concurrency 32
+  svc validate --run 2026-11-23 --shard 2/4`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.concurrency < 1 || opts.concurrency > 1024 {
@@ -58,13 +65,17 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 			if err := validRunID(opts.runID); err != nil {
 				return err
 			}
+			if err := opts.shard.parse(); err != nil {
+				return err
+			}
 			return validateRun(cmd.Context(), opts)
 		},
 	}
 	f := cmd.Flags()
 	registerRunFlag(cmd, &opts.runID)
 	f.IntVar(&opts.concurrency, "concurrency", 16, "profiles validated at once")
-	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own agent paths over SVC-100 v1 and import the browser-shopper runs")
+	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own agent paths over SVC-100 v1 and import the browser-shopper runs (shard 0 only)")
+	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	return cmd
 }
@@ -86,21 +97,23 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 	stats, err := pipeline.Validate(ctx, pipeline.ValidateOptions{
 		Dir:         dir,
 		Concurrency: opts.concurrency,
+		Shard:       opts.shard.shard,
 		Validator:   v,
 		Progress:    pipeline.NewProgress(opts.errOut, "validate", log),
 		Log:         log,
 	})
 	if err != nil {
-		return fmt.Errorf("validate %s: %w", opts.runID, err)
+		return fmt.Errorf("validate %s%s: %w", opts.runID, opts.shard.label(), err)
 	}
-	n, err := pipeline.WriteUCPValidations(dir)
+	n, err := pipeline.WriteShardUCPValidations(dir, opts.shard.shard)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(opts.out, "validate %s: %d stores, %d validated now, %d resumed, %d kept the crawl's verdict, %d failed, %d rows in %s (%s)\n",
-		opts.runID, stats.Total, stats.Done-stats.Skipped, stats.Resumed, stats.Skipped, stats.Failed, n,
-		filepath.Join(dir, pipeline.UCPFile), stats.Elapsed.Round(time.Millisecond))
-	if !opts.agentPaths {
+	fmt.Fprintf(opts.out, "validate %s%s: %d stores, %d validated now, %d resumed, %d kept the crawl's verdict, %d failed, %d rows in %s (%s)\n",
+		opts.runID, opts.shard.label(), stats.Total, stats.Done-stats.Skipped, stats.Resumed, stats.Skipped, stats.Failed, n,
+		filepath.Join(pipeline.UCPDir(dir, opts.shard.shard), pipeline.UCPFile), stats.Elapsed.Round(time.Millisecond))
+	// The agent paths cover SVC-100, not the directory: one shard runs them.
+	if !opts.agentPaths || opts.shard.shard.I != 0 {
 		return nil
 	}
 	if err := pipeline.MeasureAgentPaths(ctx, dir, pipeline.AgentPathOptions{

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"svc/datasets"
+	"svc/fixtures"
+	"svc/pipeline"
+)
+
+// TestShardFlag: a bad --shard (or SVC_SHARD) is a usage error, exit 64,
+// with a message that says what to pass; a good one reaches the stage.
+func TestShardFlag(t *testing.T) {
+	data := t.TempDir()
+	stores := filepath.Join(data, "stores.csv")
+	if err := os.WriteFile(stores, []byte("host\na.test\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		value, want string
+	}{
+		{"4/4", "index must be 0 to 3"},
+		{"-1/4", "index must be 0 to 3"},
+		{"0/0", "count must be 1 to 1024"},
+		{"1/1025", "count must be 1 to 1024"},
+		{"2", "want i/n"},
+		{"a/b", "want i/n"},
+		{"1/2/3", "want i/n"},
+	} {
+		for _, cmd := range [][]string{
+			{"crawl", "--stores", stores},
+			{"validate", "--agent-paths=false"},
+		} {
+			args := append(append([]string{}, cmd...), "--data", data, "--run", "r", "--shard", tc.value)
+			code, _, stderr := runSvc(t, args...)
+			if code != ExitUsage || !strings.Contains(stderr, "--shard: ") || !strings.Contains(stderr, tc.want) {
+				t.Errorf("svc %s: exit %d, want %d with %q\n%s", strings.Join(args, " "), code, ExitUsage, tc.want, stderr)
+			}
+		}
+	}
+	t.Setenv("SVC_SHARD", "5/4")
+	if code, _, stderr := runSvc(t, "validate", "--data", data, "--run", "r"); code != ExitUsage || !strings.Contains(stderr, "index must be 0 to 3") {
+		t.Errorf("SVC_SHARD=5/4: exit %d\n%s", code, stderr)
+	}
+	// A good value gets past the flags: the run does not exist.
+	t.Setenv("SVC_SHARD", "")
+	code, _, stderr := runSvc(t, "validate", "--data", data, "--run", "r", "--shard", "1/4")
+	if code != ExitFailed || !strings.Contains(stderr, "run r does not exist") {
+		t.Errorf("validate --shard 1/4 of a missing run: exit %d\n%s", code, stderr)
+	}
+}
+
+// TestShardedCommands runs a 2-shard run through the command line: crawl
+// and validate per shard, aggregate refusing while a shard is missing and
+// then reading both partitions.
+func TestShardedCommands(t *testing.T) {
+	world := fixtures.Generate(1, fixtures.DefaultStores)
+	dir := t.TempDir()
+	ca := filepath.Join(dir, "ca.pem")
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{CAOut: ca, Slow: 8 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	stores := filepath.Join(dir, "stores.csv")
+	f, err := os.Create(stores)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cw := csv.NewWriter(f)
+	cw.Write([]string{"host", "name", "category", "source"})
+	n := 0
+	for _, s := range world.Stores {
+		if n < 16 && !slices.Contains(s.Traits, "unreachable:timeout") {
+			cw.Write([]string{s.Host, s.Name, s.Category, s.Source})
+			n++
+		}
+	}
+	cw.Flush()
+	f.Close()
+	data := filepath.Join(dir, "data")
+	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca, "--run", "s1"}
+	var schema []string
+	if d := fixtures.UCPSchemaDir(); d != "" {
+		schema = []string{"--ucp-schema-dir", d}
+	}
+	run := func(want int, args ...string) (string, string) {
+		t.Helper()
+		args = append(args, fx...)
+		if args[0] != "aggregate" {
+			args = append(args, schema...)
+		}
+		code, stdout, stderr := runSvc(t, args...)
+		if code != want {
+			t.Fatalf("svc %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, stdout, stderr)
+		}
+		return stdout, stderr
+	}
+	total := 0
+	for _, s := range []string{"0/2", "1/2"} {
+		stdout, _ := run(ExitOK, "crawl", "--stores", stores, "--shard", s)
+		if !strings.Contains(stdout, "crawl s1 (shard "+s+"): ") || !strings.Contains(stdout, filepath.Join("checks", "shard=")) {
+			t.Errorf("crawl --shard %s output: %s", s, stdout)
+		}
+		sh, _ := pipeline.ParseShard(s)
+		total += len(sh.Select(readStores(t, stores)))
+	}
+	if total != n {
+		t.Errorf("the shards crawled %d stores between them, want %d", total, n)
+	}
+	run(ExitOK, "validate", "--agent-paths=false", "--shard", "0/2")
+	_, stderr := run(ExitFailed, "aggregate")
+	if !strings.Contains(stderr, "shard 1/2 of run s1 has no") || !strings.Contains(stderr, "svc validate --run s1 --shard 1/2") {
+		t.Errorf("aggregate with shard 1/2 unvalidated: %s", stderr)
+	}
+	_, stderr = run(ExitFailed, "crawl", "--stores", stores)
+	if !strings.Contains(stderr, "is sharded into 2 partitions") {
+		t.Errorf("unsharded crawl of a sharded run: %s", stderr)
+	}
+	run(ExitOK, "validate", "--agent-paths=false", "--shard", "1/2")
+	stdout, _ := run(ExitOK, "aggregate")
+	if !strings.Contains(stdout, "checks") || !strings.Contains(stdout, "store_answers") {
+		t.Errorf("aggregate output: %s", stdout)
+	}
+	cols, err := pipeline.ReadTableFile(filepath.Join(pipeline.RunDir(data, "s1"), pipeline.OutTables, "checks.parquet"), datasets.Checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cols.Len() != n {
+		t.Errorf("published checks has %d rows, want %d", cols.Len(), n)
+	}
+}
+
+func readStores(t *testing.T, path string) []pipeline.Store {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s, err := pipeline.ReadStores(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
