@@ -11,8 +11,9 @@ import (
 //
 // The interface is small on purpose: it is everything Publish needs, and
 // nothing that only a file system can do. [DirStore] implements it on a
-// local directory. An object store (issue 11: s3://) has neither rename nor
-// symlinks, so there the same guarantees come from ordering:
+// local directory, and bucket.Store (package publish/bucket) on an
+// S3-compatible bucket. An object store (issue 11: s3://) has neither
+// rename nor symlinks, so there the same guarantees come from ordering:
 //
 //   - NewVersion writes objects under data/<version>/ with manifest.json
 //     last, on Commit; a version exists exactly when its manifest.json does,

@@ -60,7 +60,8 @@ func usagef(format string, args ...any) error {
 type globals struct {
 	context     context.Context
 	out, errOut io.Writer
-	data        string // --data, env SVC_DATA
+	data        string // --data, env SVC_DATA: a folder, or s3://bucket/prefix (see storage.go)
+	cacheDir    string // --cache-dir, env SVC_CACHE_DIR: local mirror of an s3:// --data
 	fixtureAddr string // --fixture-addr: route *.test to this HOST:PORT
 	fixtureCA   string // --fixture-ca: PEM file added to trusted roots
 }
@@ -106,6 +107,7 @@ checkout URL.`,
 	root.SetErr(g.errOut)
 	pf := root.PersistentFlags()
 	pf.StringVar(&g.data, "data", envOr("SVC_DATA", "./var"), "artifact tree: public/, state/, work/ (env SVC_DATA)")
+	pf.StringVar(&g.cacheDir, "cache-dir", envOr("SVC_CACHE_DIR", ""), "local cache of an s3:// --data (env SVC_CACHE_DIR; default the user cache folder + /svc)")
 	pf.StringVar(&g.fixtureAddr, "fixture-addr", "", "dial every *.test host at this HOST:PORT (fixture world only; nothing else is let through)")
 	pf.StringVar(&g.fixtureCA, "fixture-ca", "", "PEM file of the fixture world's CA, added to the trusted roots")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
