@@ -41,6 +41,9 @@ type SnapshotOptions struct {
 	// Files are published beside the run's own files (e.g. the OpenAPI
 	// description and MCP card the server ships).
 	Files []publish.File
+	// Store is the tree published to; nil for the folder DataDir/public.
+	// (An s3:// --data publishes into its bucket: publish/bucket.Store.)
+	Store publish.Store
 }
 
 // frozenPrefixes are published paths that never change once written.
@@ -75,9 +78,11 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
 	}
-	st, err := publish.NewDirStore(filepath.Join(opts.DataDir, "public"))
-	if err != nil {
-		return nil, err
+	st := opts.Store
+	if st == nil {
+		if st, err = publish.NewDirStore(filepath.Join(opts.DataDir, "public")); err != nil {
+			return nil, err
+		}
 	}
 	snap := &publish.Snapshot{
 		MethodVersion: MethodVersion,

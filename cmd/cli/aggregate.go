@@ -57,7 +57,8 @@ Needs the crawl and the validate stage: run ` + "`svc crawl --run RUN`" + ` and
 sharded run).`,
 		Example: `  svc aggregate --run 2026-11-23
   svc aggregate --run 2026-11-23 --previous 2026-11-16 --base-url https://svc.example`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validRunID(opts.runID); err != nil {
 				return err
@@ -83,6 +84,18 @@ sharded run).`,
 
 func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
 	dir := pipeline.RunDir(opts.data, opts.runID)
+	// With a bucket: the whole run folder (every partition) and the run
+	// compared with come down first; out/ goes back up after.
+	if err := opts.store.pullRunFiles(ctx, opts.runID); err != nil {
+		return err
+	}
+	ri, err := pipeline.ReadRun(opts.data, opts.runID)
+	if err != nil {
+		return err
+	}
+	if err := opts.store.pullHistory(ctx, ri, opts.previous, opts.noHistory); err != nil {
+		return fmt.Errorf("aggregate %s: previous run: %w", opts.runID, err)
+	}
 	ao := pipeline.AggregateOptions{
 		Dir:         dir,
 		NoHistory:   opts.noHistory,
@@ -103,6 +116,9 @@ func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
 	}
 	if _, err := pipeline.AggregateLeaderboard(ctx, dir, filepath.Join(opts.data, "state")); err != nil {
 		return fmt.Errorf("aggregate %s: leaderboard: %w", opts.runID, err)
+	}
+	if err := opts.store.pushRunFiles(ctx, opts.runID, pipeline.OutDir); err != nil {
+		return err
 	}
 	prev := "none"
 	if res.Previous != "" {

@@ -44,7 +44,8 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 		Example: `  svc crawl --stores datasets/stores.csv
   svc crawl --stores stores.csv --run 2026-11-23 --concurrency 32
   svc crawl --stores stores.csv --run 2026-11-23 --shard 2/4`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.stores == "" {
 				return usagef("--stores FILE is required")
@@ -85,7 +86,7 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		return err
 	}
 	log := opts.logger()
-	ri, err := pipeline.OpenRun(opts.data, opts.runID, time.Now())
+	ri, err := opts.store.openRun(ctx, opts.runID, time.Now())
 	if err != nil {
 		return err
 	}
@@ -100,6 +101,13 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		log.Info("submitted stores queued", "stores", submitted)
 	}
 	dir := pipeline.RunDir(opts.data, opts.runID)
+	part := pipeline.ChecksDir(dir, opts.shard.shard)
+	// With a bucket, this partition's journal comes down first, so a crawl
+	// re-run on another machine resumes where the uploaded one stopped.
+	synced := partPaths(dir, part, pipeline.JournalName, pipeline.ChecksFile)
+	if err := opts.store.pullRunFiles(ctx, opts.runID, synced...); err != nil {
+		return err
+	}
 	stats, err := pipeline.Crawl(ctx, pipeline.CrawlOptions{
 		Stores:      stores,
 		Dir:         dir,
@@ -112,9 +120,11 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 	if err != nil {
 		return fmt.Errorf("crawl %s%s: %w", opts.runID, opts.shard.label(), err)
 	}
-	part := pipeline.ChecksDir(dir, opts.shard.shard)
 	n, err := pipeline.WriteChecks(part)
 	if err != nil {
+		return err
+	}
+	if err := opts.store.pushRunFiles(ctx, opts.runID, synced...); err != nil {
 		return err
 	}
 	fmt.Fprintf(opts.out, "crawl %s%s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",

@@ -60,10 +60,12 @@ func usagef(format string, args ...any) error {
 type globals struct {
 	context     context.Context
 	out, errOut io.Writer
-	data        string // --data, env SVC_DATA: a folder, or s3://bucket/prefix (see storage.go)
-	cacheDir    string // --cache-dir, env SVC_CACHE_DIR: local mirror of an s3:// --data
-	fixtureAddr string // --fixture-addr: route *.test to this HOST:PORT
-	fixtureCA   string // --fixture-ca: PEM file added to trusted roots
+	data        string   // --data, env SVC_DATA: a folder, or s3://bucket/prefix (see storage.go)
+	cacheDir    string   // --cache-dir, env SVC_CACHE_DIR: local mirror of an s3:// --data
+	dataURL     string   // the s3:// --data as given; data is then its local cache
+	store       *storage // where data syncs to; set before every command (resolveData)
+	fixtureAddr string   // --fixture-addr: route *.test to this HOST:PORT
+	fixtureCA   string   // --fixture-ca: PEM file added to trusted roots
 }
 
 // newClient builds the safe client with the fixture flags applied.
@@ -111,6 +113,7 @@ checkout URL.`,
 	pf.StringVar(&g.fixtureAddr, "fixture-addr", "", "dial every *.test host at this HOST:PORT (fixture world only; nothing else is let through)")
 	pf.StringVar(&g.fixtureCA, "fixture-ca", "", "PEM file of the fixture world's CA, added to the trusted roots")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return g.resolveData(cmd) }
 
 	for _, add := range commands {
 		root.AddCommand(add(g))

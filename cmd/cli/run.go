@@ -35,7 +35,8 @@ Each stage keeps its output in DATA/work/<run-id>/, so a run that stops
 when started again with the same --run.`,
 		Example: `  svc run --stores stores.csv
   svc run --stores stores.csv --run 2026-11-23 --base-url https://svc.example`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err

@@ -32,7 +32,8 @@ what was done), no new run starts, and the command exits 0.
 The expression has five fields (minute hour day-of-month month day-of-week).`,
 		Example: `  svc schedule --cron "0 3 * * 1" --stores stores.csv     # Mondays 03:00 UTC
   svc schedule --cron "@weekly" --stores stores.csv --run-now`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if o.cron == "" {
 				return usagef("--cron EXPR is required")

@@ -2,6 +2,8 @@ package cli
 
 import (
 	"encoding/csv"
+	"encoding/json"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -56,10 +58,11 @@ func TestShardFlag(t *testing.T) {
 	}
 }
 
-// TestShardedCommands runs a 2-shard run through the command line: crawl
-// and validate per shard, aggregate refusing while a shard is missing and
-// then reading both partitions.
-func TestShardedCommands(t *testing.T) {
+// shardWorld starts the fixture world and writes a stores CSV of its first
+// 16 reachable stores; it returns the server, the CA file, the CSV and the
+// number of stores in it.
+func shardWorld(t *testing.T) (*fixtures.Server, string, string, int) {
+	t.Helper()
 	world := fixtures.Generate(1, fixtures.DefaultStores)
 	dir := t.TempDir()
 	ca := filepath.Join(dir, "ca.pem")
@@ -67,7 +70,7 @@ func TestShardedCommands(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() })
 	stores := filepath.Join(dir, "stores.csv")
 	f, err := os.Create(stores)
 	if err != nil {
@@ -84,6 +87,15 @@ func TestShardedCommands(t *testing.T) {
 	}
 	cw.Flush()
 	f.Close()
+	return srv, ca, stores, n
+}
+
+// TestShardedCommands runs a 2-shard run through the command line: crawl
+// and validate per shard, aggregate refusing while a shard is missing and
+// then reading both partitions.
+func TestShardedCommands(t *testing.T) {
+	srv, ca, stores, n := shardWorld(t)
+	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca, "--run", "s1"}
 	var schema []string
@@ -149,4 +161,97 @@ func readStores(t *testing.T, path string) []pipeline.Store {
 		t.Fatal(err)
 	}
 	return s
+}
+
+// TestShardedRunOnBucket runs a 2-shard run with --data s3://... against
+// an S3-compatible server on loopback. Every process has its own cache
+// folder, so the shards, aggregate and snapshot share nothing but the
+// bucket, as pods of an Indexed Job would.
+func TestShardedRunOnBucket(t *testing.T) {
+	srv, ca, stores, n := shardWorld(t)
+	s3 := bucketEnv(t)
+	const data = "s3://svc-test/weekly"
+	var schema []string
+	if d := fixtures.UCPSchemaDir(); d != "" {
+		schema = []string{"--ucp-schema-dir", d}
+	}
+	run := func(want int, args ...string) string {
+		t.Helper()
+		args = append(args, "--data", data, "--cache-dir", t.TempDir(), "--run", "b1")
+		if args[0] == "crawl" || args[0] == "validate" {
+			args = append(append(args, "--fixture-addr", srv.Addr(), "--fixture-ca", ca), schema...)
+		}
+		code, stdout, stderr := runSvc(t, args...)
+		if code != want {
+			t.Fatalf("svc %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), code, want, stdout, stderr)
+		}
+		return stdout + stderr
+	}
+	for _, sh := range []string{"0/2", "1/2"} {
+		run(ExitOK, "crawl", "--stores", stores, "--shard", sh)
+	}
+	run(ExitOK, "validate", "--agent-paths=false", "--shard", "0/2")
+	if out := run(ExitFailed, "aggregate"); !strings.Contains(out, "svc validate --run b1 --shard 1/2") {
+		t.Errorf("aggregate with shard 1/2 missing from the bucket: %s", out)
+	}
+	run(ExitOK, "validate", "--agent-paths=false", "--shard", "1/2")
+	run(ExitOK, "aggregate")
+	if out := run(ExitOK, "snapshot"); !strings.Contains(out, "published") {
+		t.Errorf("snapshot: %s", out)
+	}
+	if out := run(ExitOK, "snapshot"); !strings.Contains(out, "already published") {
+		t.Errorf("second snapshot of the same run: %s", out)
+	}
+
+	// The bucket holds the partitions, the run's output and one version,
+	// and its checks table has a row for every store of both shards.
+	b := s3.Open(t, data)
+	ctx := t.Context()
+	for _, key := range []string{
+		"work/b1/run.json",
+		"work/b1/checks/shard=0-of-2/checks.parquet", "work/b1/checks/shard=1-of-2/checks.parquet",
+		"work/b1/ucp_validations/shard=1-of-2/ucp_validations.parquet",
+		"work/b1/out/tables/checks.parquet",
+		"public/data/latest.json",
+	} {
+		if _, err := b.Stat(ctx, key); err != nil {
+			t.Errorf("bucket: %s: %v", key, err)
+		}
+	}
+	latest, _, err := b.ReadSmall(ctx, "public/data/latest.json", 1<<16)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ptr struct{ Version string }
+	if err := json.Unmarshal(latest, &ptr); err != nil || ptr.Version == "" {
+		t.Fatalf("latest.json %s: %v", latest, err)
+	}
+	rc, _, err := b.Get(ctx, "public/data/"+ptr.Version+"/checks.parquet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	local := filepath.Join(t.TempDir(), "checks.parquet")
+	body, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(local, body, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cols, err := pipeline.ReadTableFile(local, datasets.Checks)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cols.Len() != n {
+		t.Errorf("published checks in the bucket has %d rows, want %d", cols.Len(), n)
+	}
+
+	// Commands that read a local tree say so rather than misreading the URL.
+	for _, args := range [][]string{{"serve"}, {"sql", "SELECT 1"}} {
+		code, _, stderr := runSvc(t, append(args, "--data", data)...)
+		if code != ExitUsage || !strings.Contains(stderr, "works on a local folder") {
+			t.Errorf("svc %s --data %s: exit %d\n%s", args[0], data, code, stderr)
+		}
+	}
 }

@@ -35,7 +35,8 @@ run again changes nothing. The version is the run's date, or date.N when a
 different snapshot already holds that date.`,
 		Example: `  svc snapshot --run 2026-11-23
   svc snapshot --run 2026-11-23 --base-url https://svc.example`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validRunID(o.runID); err != nil {
 				return err
@@ -49,7 +50,16 @@ different snapshot already holds that date.`,
 }
 
 func snapshotRun(ctx context.Context, o *snapshotOptions) error {
-	res, err := pipeline.Snapshot(ctx, pipeline.SnapshotOptions{DataDir: o.data, RunID: o.runID, BaseURL: o.baseURL})
+	// With a bucket the run's output comes down and the version is
+	// published straight into the bucket's public/ tree.
+	if err := o.store.pullRunFiles(ctx, o.runID, pipeline.RunInfoFile, pipeline.OutDir); err != nil {
+		return err
+	}
+	st, err := o.store.publishStore(ctx)
+	if err != nil {
+		return err
+	}
+	res, err := pipeline.Snapshot(ctx, pipeline.SnapshotOptions{DataDir: o.data, RunID: o.runID, BaseURL: o.baseURL, Store: st})
 	if err != nil {
 		return err
 	}

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -10,6 +11,11 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
 
 	"svc/pipeline"
 	"svc/publish"
@@ -113,7 +119,12 @@ func (s *storage) pullRunFiles(ctx context.Context, runID string, paths ...strin
 		case err == nil:
 			_, err = bucket.PullFile(ctx, s.bucket, key, filepath.Join(dir, filepath.FromSlash(p)))
 		case errors.Is(err, fs.ErrNotExist):
-			_, err = bucket.Pull(ctx, s.bucket, key, filepath.Join(dir, filepath.FromSlash(p)))
+			// A folder, or nothing at all: a missing file must not
+			// become an empty folder of its name.
+			var objs []bucket.Object
+			if objs, err = s.bucket.List(ctx, key+"/"); err == nil && len(objs) > 0 {
+				_, err = bucket.Pull(ctx, s.bucket, key, filepath.Join(dir, filepath.FromSlash(p)))
+			}
 		}
 		if err != nil {
 			return fmt.Errorf("run %s: %w", runID, err)
@@ -190,4 +201,125 @@ func (s *storage) publishStore(ctx context.Context) (publish.Store, error) {
 		return nil, err
 	}
 	return bucket.NewStore(s.bucket, "public", bucket.StoreOptions{TempDir: tmp})
+}
+
+// storageAnnotation marks the commands that work on an s3:// --data: the
+// pipeline stages, which sync the run folder through the local cache. The
+// others (serve, sql, demo, ...) read and write a local folder and refuse
+// an s3:// --data with a message saying so.
+const storageAnnotation = "svc/s3-data"
+
+// resolveData runs before every command: for an s3:// --data it connects
+// to the bucket and points --data at the local cache, so the commands work
+// on local files and sync through g.store; a local --data is used as is.
+func (g *globals) resolveData(cmd *cobra.Command) error {
+	if !bucket.IsURL(g.data) {
+		g.store = &storage{local: g.data}
+		return nil
+	}
+	if cmd.Annotations[storageAnnotation] == "" {
+		return usagef("--data %s: `svc %s` works on a local folder; an s3:// --data is for the pipeline stages (crawl, validate, aggregate, snapshot, run, schedule). Copy the published tree down (public/) and point --data at the copy.", g.data, cmd.Name())
+	}
+	st, err := g.openStorage(g.context)
+	if err != nil {
+		return err
+	}
+	g.dataURL, g.data, g.store = g.data, st.local, st
+	return nil
+}
+
+// s3Stage marks cmd as one that works on an s3:// --data.
+func s3Stage(cmd *cobra.Command) *cobra.Command {
+	if cmd.Annotations == nil {
+		cmd.Annotations = map[string]string{}
+	}
+	cmd.Annotations[storageAnnotation] = "yes"
+	return cmd
+}
+
+// partPaths names a stage's output inside the run folder, relative to it:
+// the partition folder of a sharded run, else the stage's own files at
+// the run folder's top.
+func partPaths(runDir, partDir string, files ...string) []string {
+	rel, err := filepath.Rel(runDir, partDir)
+	if err != nil || rel == "." {
+		return files
+	}
+	return []string{filepath.ToSlash(rel)}
+}
+
+// openRun opens the run for a crawl: with a bucket, the bucket's run.json
+// wins (another shard may have started the run), and a run.json created
+// here is uploaded only if no other shard got there first.
+func (s *storage) openRun(ctx context.Context, runID string, now time.Time) (pipeline.RunInfo, error) {
+	if err := s.pullRunFiles(ctx, runID, pipeline.RunInfoFile); err != nil {
+		return pipeline.RunInfo{}, err
+	}
+	ri, err := pipeline.OpenRun(s.local, runID, now)
+	if err != nil || s.bucket == nil {
+		return ri, err
+	}
+	replaced, err := s.pushRunFileOnce(ctx, runID, pipeline.RunInfoFile)
+	if err != nil || !replaced {
+		return ri, err
+	}
+	return pipeline.ReadRun(s.local, runID)
+}
+
+// pullHistory brings the previous run an aggregate compares with into the
+// cache: the named one, or the latest earlier run with aggregate output,
+// found by reading every run's run.json from the bucket (small files) and
+// then fetching only that run's out/tables/. Nothing to do without a
+// bucket or with --no-history.
+func (s *storage) pullHistory(ctx context.Context, cur pipeline.RunInfo, previous string, noHistory bool) error {
+	if s.bucket == nil || noHistory {
+		return nil
+	}
+	if previous != "" {
+		return s.pullRunFiles(ctx, previous, pipeline.RunInfoFile, pipeline.OutTables)
+	}
+	_, runs, err := s.bucket.Dir(ctx, "work")
+	if err != nil {
+		return err
+	}
+	var cands []pipeline.RunInfo
+	for _, r := range runs {
+		id := path.Base(strings.TrimSuffix(r, "/"))
+		if id == cur.ID || validRunID(id) != nil {
+			continue
+		}
+		if err := s.pullRunFiles(ctx, id, pipeline.RunInfoFile); err != nil {
+			return err
+		}
+		ri, err := pipeline.ReadRun(s.local, id)
+		if err != nil || ri.Date >= cur.Date {
+			continue // a run that never started, or not earlier
+		}
+		cands = append(cands, ri)
+	}
+	// Latest first, as pipeline.FindPreviousRun orders them.
+	slices.SortFunc(cands, func(a, b pipeline.RunInfo) int {
+		return cmp.Or(cmp.Compare(b.Date, a.Date), b.Started.Compare(a.Started), cmp.Compare(b.ID, a.ID))
+	})
+	for _, ri := range cands {
+		key := runKey(ri.ID) + "/" + pipeline.OutTables + "/store_answers.parquet"
+		if _, err := s.bucket.Stat(ctx, key); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		return s.pullRunFiles(ctx, ri.ID, pipeline.OutTables)
+	}
+	return nil
+}
+
+// pullTop brings one folder at the top of the bucket's prefix (such as
+// runs/, the browser-shopper runs to import) into the cache; a folder the
+// bucket lacks stays absent. A local --data has nothing to pull.
+func (s *storage) pullTop(ctx context.Context, dir string) error {
+	if s.bucket == nil {
+		return nil
+	}
+	_, err := bucket.Pull(ctx, s.bucket, dir, filepath.Join(s.local, dir))
+	return err
 }

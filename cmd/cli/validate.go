@@ -9,6 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline"
+	"svc/pipeline/leaderboard"
 )
 
 // validateOptions holds the flags of `svc validate`.
@@ -57,7 +58,8 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 		Example: `  svc validate --run 2026-11-23
   svc validate --run 2026-11-23 --ucp-schema-dir ../ucp/schema --concurrency 32
   svc validate --run 2026-11-23 --shard 2/4`,
-		Args: argsUsage(cobra.NoArgs),
+		Args:        argsUsage(cobra.NoArgs),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if opts.concurrency < 1 || opts.concurrency > 1024 {
 				return usagef("--concurrency must be 1 to 1024")
@@ -81,6 +83,15 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 }
 
 func validateRun(ctx context.Context, opts *validateOptions) error {
+	dir := pipeline.RunDir(opts.data, opts.runID)
+	// With a bucket: the run, this shard's crawl partition (the journal is
+	// the input) and this stage's own partition (to resume) come down
+	// first; the stage's partition goes back up after.
+	crawled := partPaths(dir, pipeline.ChecksDir(dir, opts.shard.shard), pipeline.JournalName)
+	synced := partPaths(dir, pipeline.UCPDir(dir, opts.shard.shard), pipeline.ValidateJournal, pipeline.UCPFile)
+	if err := opts.store.pullRunFiles(ctx, opts.runID, append(append([]string{pipeline.RunInfoFile}, crawled...), synced...)...); err != nil {
+		return err
+	}
 	if _, err := pipeline.ReadRun(opts.data, opts.runID); err != nil {
 		return err
 	}
@@ -93,7 +104,6 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		return err
 	}
 	log := opts.logger()
-	dir := pipeline.RunDir(opts.data, opts.runID)
 	stats, err := pipeline.Validate(ctx, pipeline.ValidateOptions{
 		Dir:         dir,
 		Concurrency: opts.concurrency,
@@ -109,12 +119,19 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 	if err != nil {
 		return err
 	}
+	if err := opts.store.pushRunFiles(ctx, opts.runID, synced...); err != nil {
+		return err
+	}
 	fmt.Fprintf(opts.out, "validate %s%s: %d stores, %d validated now, %d resumed, %d kept the crawl's verdict, %d failed, %d rows in %s (%s)\n",
 		opts.runID, opts.shard.label(), stats.Total, stats.Done-stats.Skipped, stats.Resumed, stats.Skipped, stats.Failed, n,
 		filepath.Join(pipeline.UCPDir(dir, opts.shard.shard), pipeline.UCPFile), stats.Elapsed.Round(time.Millisecond))
 	// The agent paths cover SVC-100, not the directory: one shard runs them.
 	if !opts.agentPaths || opts.shard.shard.I != 0 {
 		return nil
+	}
+	// The browser-shopper runs to import sit beside work/ in DATA/runs.
+	if err := opts.store.pullTop(ctx, "runs"); err != nil {
+		return err
 	}
 	if err := pipeline.MeasureAgentPaths(ctx, dir, pipeline.AgentPathOptions{
 		Client:         client,
@@ -123,6 +140,9 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		FixtureRuns:    opts.fixtureAddr != "",
 	}); err != nil {
 		return fmt.Errorf("validate %s: agent paths: %w", opts.runID, err)
+	}
+	if err := opts.store.pushRunFiles(ctx, opts.runID, leaderboard.AgentRunsDir); err != nil {
+		return err
 	}
 	fmt.Fprintf(opts.out, "validate %s: agent paths measured over SVC-100 v1\n", opts.runID)
 	return nil
