@@ -36,14 +36,22 @@ func WriteCSV(w io.Writer, c *Columns) error {
 }
 
 func writeCSV(w io.Writer, c *Columns) error {
-	t := c.table
+	return writeCSVRows(w, c, csvHeader(c.table))
+}
+
+// csvHeader is the header row of t's CSV.
+func csvHeader(t *Table) []byte {
+	return []byte(strings.Join(t.ColumnNames(), ",") + "\r\n")
+}
+
+// writeCSVRows writes head, then the rows of c.
+func writeCSVRows(w io.Writer, c *Columns, head []byte) error {
 	// Rows are formatted straight into one buffer that is handed to w
 	// whenever it fills, rather than through a bufio.Writer: one copy of
 	// every byte fewer (a million stores are gigabytes of CSV).
 	const flushAt = 1 << 18
 	buf := make([]byte, 0, flushAt+flushAt/4)
-	buf = append(buf, strings.Join(t.ColumnNames(), ",")...)
-	buf = append(buf, '\r', '\n')
+	buf = append(buf, head...)
 	for i := range c.n {
 		for j := range c.vecs {
 			if j > 0 {

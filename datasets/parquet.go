@@ -89,8 +89,15 @@ func WriteParquet(w io.Writer, c *Columns) error {
 }
 
 func writeParquet(w io.Writer, c *Columns) error {
-	t := c.table
-	pw := parquet.NewGenericWriter[any](w, t.ParquetSchema(),
+	pw := newParquetWriter(w, c.table)
+	if err := writeParquetGroups(pw, c); err != nil {
+		return err
+	}
+	return pw.Close()
+}
+
+func newParquetWriter(w io.Writer, t *Table) *parquet.GenericWriter[any] {
+	return parquet.NewGenericWriter[any](w, t.ParquetSchema(),
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		// Min/max stay in the column chunks and the page index, where
@@ -101,6 +108,11 @@ func writeParquet(w io.Writer, c *Columns) error {
 		parquet.KeyValueMetadata("license", License),
 		parquet.KeyValueMetadata("attribution", Attribution),
 	)
+}
+
+// writeParquetGroups writes the rows of c as row groups of RowGroupRows
+// rows (the last may be shorter), encoded on all CPUs, committed in order.
+func writeParquetGroups(pw *parquet.GenericWriter[any], c *Columns) error {
 	groups := (c.n + RowGroupRows - 1) / RowGroupRows
 	workers := min(runtime.GOMAXPROCS(0), groups)
 
@@ -143,10 +155,7 @@ func writeParquet(w io.Writer, c *Columns) error {
 		})
 	}
 	wg.Wait()
-	if failed != nil {
-		return failed
-	}
-	return pw.Close()
+	return failed
 }
 
 // groupEncoder turns column slices into parquet values and writes them
@@ -237,11 +246,8 @@ func ReadParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
 }
 
 func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
-	f, err := parquet.OpenFile(r, size)
+	f, err := openParquet(r, size, t)
 	if err != nil {
-		return nil, err
-	}
-	if err := checkParquetSchema(t, f.Schema()); err != nil {
 		return nil, err
 	}
 	c, err := NewColumns(t, int(f.NumRows()))
@@ -250,28 +256,7 @@ func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
 	}
 	c.copiers = make([]stringCopier, len(c.vecs))
 	for g, rg := range f.RowGroups() {
-		base, n := c.n, int(rg.NumRows())
-		c.grow(n)
-		// Column by column, on all CPUs: each column chunk is decoded
-		// into its own vector, page by page.
-		chunks := rg.ColumnChunks()
-		errs := make([]error, len(chunks))
-		jobs := make(chan int)
-		var wg sync.WaitGroup
-		for range min(runtime.GOMAXPROCS(0), len(chunks)) {
-			wg.Go(func() {
-				var buf []parquet.Value
-				for j := range jobs {
-					errs[j] = c.readColumnChunk(j, chunks[j], base, n, &buf)
-				}
-			})
-		}
-		for j := range chunks {
-			jobs <- j
-		}
-		close(jobs)
-		wg.Wait()
-		if err := errors.Join(errs...); err != nil {
+		if err := c.readRowGroup(rg); err != nil {
 			return nil, fmt.Errorf("row group %d: %w", g, err)
 		}
 	}
@@ -280,6 +265,70 @@ func readParquet(r io.ReaderAt, size int64, t *Table) (*Columns, error) {
 	}
 	c.sorted = false // file order, not checked
 	return c, nil
+}
+
+// ReadParquetGroups reads a Parquet file written for t (see ReadParquet)
+// one row group at a time, in file order, and calls fn with the rows of
+// each: a new Columns each time, in file order. Only the group being read
+// and those fn keeps are in memory, so a large file is read in the memory
+// of one group.
+func ReadParquetGroups(r io.ReaderAt, size int64, t *Table, fn func(*Columns) error) error {
+	f, err := openParquet(r, size, t)
+	if err != nil {
+		return fmt.Errorf("read parquet %s: %w", t.Name, err)
+	}
+	for g, rg := range f.RowGroups() {
+		c, err := NewColumns(t, int(rg.NumRows()))
+		if err != nil {
+			return err
+		}
+		c.copiers = make([]stringCopier, len(c.vecs))
+		if err := c.readRowGroup(rg); err != nil {
+			return fmt.Errorf("read parquet %s: row group %d: %w", t.Name, g, err)
+		}
+		c.sorted = c.n <= 1
+		if err := fn(c); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func openParquet(r io.ReaderAt, size int64, t *Table) (*parquet.File, error) {
+	f, err := parquet.OpenFile(r, size)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkParquetSchema(t, f.Schema()); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// readRowGroup appends the rows of one row group to c, column by column
+// on all CPUs: each column chunk is decoded into its own vector, page by
+// page.
+func (c *Columns) readRowGroup(rg parquet.RowGroup) error {
+	base, n := c.n, int(rg.NumRows())
+	c.grow(n)
+	chunks := rg.ColumnChunks()
+	errs := make([]error, len(chunks))
+	jobs := make(chan int)
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(chunks)) {
+		wg.Go(func() {
+			var buf []parquet.Value
+			for j := range jobs {
+				errs[j] = c.readColumnChunk(j, chunks[j], base, n, &buf)
+			}
+		})
+	}
+	for j := range chunks {
+		jobs <- j
+	}
+	close(jobs)
+	wg.Wait()
+	return errors.Join(errs...)
 }
 
 // readColumnChunk decodes column j of one row group into rows [base,

@@ -63,7 +63,7 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 	if _, err := os.Stat(out); err != nil {
 		return nil, fmt.Errorf("snapshot %s: no aggregate output in %s: run `svc aggregate --run %s` first", opts.RunID, out, opts.RunID)
 	}
-	tables, err := readOutTables(filepath.Join(RunDir(opts.DataDir, opts.RunID), OutTables))
+	sources, err := readOutTables(ctx, filepath.Join(RunDir(opts.DataDir, opts.RunID), OutTables))
 	if err != nil {
 		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
 	}
@@ -84,10 +84,20 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 			return nil, err
 		}
 	}
+	// The tables are read while they are written, a row group at a time
+	// (aggregate writes them in key order: datasets.WriteParquet), and
+	// store_answers once more before, for the directory: a snapshot holds
+	// no table whole in memory.
+	var storeAnswers func(context.Context, func(*datasets.Columns) error) error
+	for _, src := range sources {
+		if src.Table.Name == datasets.StoreAnswers.Name {
+			storeAnswers = src.Groups // for the pages, row order does not matter
+		}
+	}
 	snap := &publish.Snapshot{
 		MethodVersion: MethodVersion,
 		BaseURL:       opts.BaseURL,
-		Tables:        tables,
+		Sources:       sources,
 		Files:         files,
 		Weekly:        weekly,
 		Changelog:     Changelog,
@@ -97,14 +107,28 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 		if n > 0 {
 			snap.Version = fmt.Sprintf("%s.%d", ri.Date, n)
 		}
-		// The pages name the version, so they are rendered for each one tried.
-		pageFiles, err := pages.Build(ctx, pages.Input{Version: snap.Version, MethodVersion: MethodVersion, BaseURL: opts.BaseURL,
-			Tables: tables, Files: files, Weekly: weekly, Changelog: Changelog, Published: st})
+		// The pages name the version, so they are rendered for each one
+		// tried; the dataset page once the tables are written, from their
+		// sizes and sums.
+		in := pages.Input{Version: snap.Version, MethodVersion: MethodVersion, BaseURL: opts.BaseURL,
+			StoreAnswers: storeAnswers, Files: files, Weekly: weekly, Changelog: Changelog, Published: st}
+		pageFiles, err := pages.Build(ctx, in)
 		if err != nil {
 			return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
 		}
 		snap.Files = append(slices.Clip(files), pageFiles...)
+		snap.TablePages = func(ctx context.Context, t []publish.TableEntry) ([]publish.File, error) {
+			return pages.DatasetsPage(ctx, in, t)
+		}
 		res, err := publish.Publish(ctx, st, snap)
+		if errors.Is(err, datasets.ErrUnsorted) {
+			// A table file not in key order: nothing was published; load
+			// the tables whole, which sorts them.
+			for i := range snap.Sources {
+				snap.Sources[i].Groups = nil
+			}
+			res, err = publish.Publish(ctx, st, snap)
+		}
 		if errors.Is(err, publish.ErrVersionExists) {
 			continue
 		}
@@ -113,9 +137,11 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 	return nil, fmt.Errorf("snapshot %s: every version %s.1 to .999 is taken", opts.RunID, ri.Date)
 }
 
-// readOutTables reads every out/tables/<name>.parquet with its table
-// definition; a file no definition names is an error, not silently dropped.
-func readOutTables(dir string) ([]*datasets.Columns, error) {
+// readOutTables finds every out/tables/<name>.parquet with its table
+// definition; a file no definition names is an error, not silently
+// dropped. It returns them as sources that read their file when
+// published.
+func readOutTables(ctx context.Context, dir string) ([]publish.TableSource, error) {
 	defs := map[string]*datasets.Table{}
 	for _, t := range datasets.All() {
 		defs[t.Name] = t
@@ -124,7 +150,7 @@ func readOutTables(dir string) ([]*datasets.Columns, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out []*datasets.Columns
+	var sources []publish.TableSource
 	for _, e := range ents {
 		name, ok := strings.CutSuffix(e.Name(), ".parquet")
 		if !ok || e.IsDir() {
@@ -134,26 +160,51 @@ func readOutTables(dir string) ([]*datasets.Columns, error) {
 		if !ok {
 			return nil, fmt.Errorf("%s: no table definition named %q in datasets", filepath.Join(dir, e.Name()), name)
 		}
-		f, err := os.Open(filepath.Join(dir, e.Name()))
-		if err != nil {
-			return nil, err
-		}
-		fi, err := f.Stat()
-		if err != nil {
-			f.Close()
-			return nil, err
-		}
-		c, err := datasets.ReadParquet(f, fi.Size(), t)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", e.Name(), err)
-		}
-		out = append(out, c)
+		path := filepath.Join(dir, e.Name())
+		sources = append(sources, publish.TableSource{Table: t,
+			Load: func(ctx context.Context) (*datasets.Columns, error) { return readTable(path, t) },
+			Groups: func(ctx context.Context, fn func(*datasets.Columns) error) error {
+				return readTableGroups(path, t, fn)
+			},
+		})
 	}
-	if len(out) == 0 {
+	if len(sources) == 0 {
 		return nil, fmt.Errorf("%s holds no tables", dir)
 	}
-	return out, nil
+	return sources, ctx.Err()
+}
+
+// readTableGroups reads one of aggregate's table files a row group at a
+// time.
+func readTableGroups(path string, t *datasets.Table, fn func(*datasets.Columns) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return datasets.ReadParquetGroups(f, fi.Size(), t, fn)
+}
+
+// readTable reads one of aggregate's table files.
+func readTable(path string, t *datasets.Table) (*datasets.Columns, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	c, err := datasets.ReadParquet(f, fi.Size(), t)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
+	}
+	return c, nil
 }
 
 // readOutFiles reads every file under out/files as a publish.File at its

@@ -4,15 +4,22 @@
 // the precomputed JSON under api/ and the frozen weekly editions.
 //
 // Publish is the one entry point; the snapshot stage builds a [Snapshot]
-// in memory and hands it over. The order of its steps is what makes a
-// crash at any point leave the last good snapshot served:
+// and hands it over. Its tables are in memory, or sources read a part at a
+// time while they are written ([TableSource]), so that a snapshot of a
+// million stores needs the memory of a row group, not of every table.
+// Each table is encoded once; files that show the encoded tables' sizes
+// and sha256 (the dataset page) come from [Snapshot.TablePages] once the
+// tables are written. The order of its steps is what makes a crash at any
+// point leave the last good snapshot served:
 //
 //  1. Refuse early, before writing anything: a malformed snapshot, a
 //     version older than one already published, a frozen file that exists
 //     with other bytes.
 //  2. Write the version folder out of sight (Store.NewVersion), fsync every
 //     file, read every file back and check its sha256 (and each Parquet
-//     footer's row count).
+//     footer's row count). Tables read from sources are checked for key
+//     order as they are written; TablePages' files are checked like the
+//     others once they are rendered.
 //  3. Run the publish gate against the previous snapshot (the one latest/
 //     points at): its files still match its manifest, no table and no api
 //     file it listed disappears, every frozen file is unchanged.
@@ -41,9 +48,11 @@ import (
 	"io/fs"
 	"net/url"
 	"path"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"svc/datasets"
 )
@@ -104,14 +113,43 @@ type Snapshot struct {
 	// "https://svc.example"; empty gives root-relative URLs ("/data/...").
 	BaseURL string
 	// Tables holds one Columns per published table. They are sorted in
-	// place. store_answers, when present, is published first.
+	// place. store_answers, when present, is published first, the others
+	// in the order given: Tables, then Sources.
 	Tables []*datasets.Columns
+	// Sources are tables whose rows are loaded only when Publish writes
+	// them, one at a time, and let go of before the next: a snapshot
+	// then needs the memory of its largest table, not of all of them.
+	Sources []TableSource
+	// TablePages, when set, renders files that show the tables as
+	// written, with their sizes and sha256 (the dataset page). Publish
+	// calls it once every table is written, with the manifest's entries of
+	// them, and publishes the files it returns like Files: each table is
+	// encoded once, not once to learn its sums and again to write it.
+	TablePages func(ctx context.Context, tables []TableEntry) ([]File, error)
 	// Files are written under the public root, outside data/<version>/:
 	// precomputed JSON under api/, openapi.json, data/svc-100/v1/...
 	Files []File
 	// Weekly, when set, publishes the weekly figure of one post date.
 	Weekly    *Edition
 	Changelog []ChangelogEntry
+}
+
+// TableSource is a table of a snapshot whose rows are read when Publish
+// writes it. Rows with duplicate keys fail the publication before anything
+// is committed, though after other tables were written out of sight.
+type TableSource struct {
+	Table *datasets.Table
+	// Load returns the table's rows, in any order: Publish sorts them.
+	Load func(ctx context.Context) (*datasets.Columns, error)
+	// Groups, when set, is used instead of Load: it calls fn with the rows
+	// a part at a time (the row groups of a Parquet file, say), in key
+	// order, and returns fn's error. Publish writes each part as it comes
+	// and keeps none, so a table is written in the memory of one part.
+	// Parts out of key order fail the publication with an error matching
+	// datasets.ErrUnsorted (then publish the table with Load). The files
+	// are those of Load's rows when every part but the last holds a
+	// multiple of datasets.RowGroupRows rows.
+	Groups func(ctx context.Context, fn func(*datasets.Columns) error) error
 }
 
 // File is one file outside the version folder. Path is slash-separated and
@@ -160,8 +198,19 @@ func Publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 // plan is a validated snapshot.
 type plan struct {
 	snap   *Snapshot
-	tables []*datasets.Columns // store_answers first
-	files  []File              // api files incl. weekly and attributions, sorted by path
+	tables []planTable // store_answers first
+	files  []File      // api files incl. weekly and attributions, sorted by path
+	paths  map[string]bool
+	dirs   map[string]bool // folders of files, each given an ATTRIBUTION.txt
+	same   map[string]bool // files that already hold the right bytes
+}
+
+// planTable is one table to write: its rows, or how to read them.
+type planTable struct {
+	def    *datasets.Table
+	cols   *datasets.Columns
+	load   func(context.Context) (*datasets.Columns, error)
+	groups func(context.Context, func(*datasets.Columns) error) error
 }
 
 func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
@@ -186,8 +235,7 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 	if err := p.addWeeklyAlias(ctx, st); err != nil {
 		return nil, err
 	}
-	unchanged, err := p.checkExisting(ctx, st)
-	if err != nil {
+	if err := p.checkExisting(ctx, st, p.files); err != nil {
 		return nil, err
 	}
 
@@ -197,7 +245,24 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 		return nil, err
 	}
 	defer vw.Abort()
-	m, manifestBytes, err := p.writeVersion(ctx, vw)
+	m, err := p.writeTables(ctx, vw)
+	if err != nil {
+		return nil, err
+	}
+	if snap.TablePages != nil {
+		files, err := snap.TablePages(ctx, slices.Clone(m.Tables))
+		if err != nil {
+			return nil, fmt.Errorf("table pages: %w", err)
+		}
+		added, err := p.addFiles(files)
+		if err != nil {
+			return nil, err
+		}
+		if err := p.checkExisting(ctx, st, added); err != nil {
+			return nil, err
+		}
+	}
+	manifestBytes, err := p.writeManifest(vw, m)
 	if err != nil {
 		return nil, err
 	}
@@ -237,7 +302,7 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 
 	// 5. The files outside the version folder.
 	for _, f := range p.files {
-		if unchanged[f.Path] {
+		if p.same[f.Path] {
 			continue
 		}
 		if f.Frozen {
@@ -274,28 +339,42 @@ func newPlan(ctx context.Context, snap *Snapshot) (*plan, error) {
 			return nil, fmt.Errorf("%w: base URL %q: want http(s)://host[/path]", ErrInvalid, snap.BaseURL)
 		}
 	}
-	if len(snap.Tables) == 0 {
+	if len(snap.Tables)+len(snap.Sources) == 0 {
 		return nil, fmt.Errorf("%w: no tables", ErrInvalid)
 	}
-	p := &plan{snap: snap}
+	p := &plan{snap: snap, paths: map[string]bool{}, dirs: map[string]bool{}, same: map[string]bool{}}
 	seen := map[string]bool{}
+	add := func(t planTable) error {
+		name := t.def.Name
+		if seen[name] {
+			return fmt.Errorf("%w: table %s given twice", ErrInvalid, name)
+		}
+		seen[name] = true
+		if name == datasets.StoreAnswers.Name {
+			p.tables = append([]planTable{t}, p.tables...)
+		} else {
+			p.tables = append(p.tables, t)
+		}
+		return nil
+	}
 	for _, c := range snap.Tables {
 		if c == nil {
 			return nil, fmt.Errorf("%w: nil table", ErrInvalid)
 		}
-		name := c.Table().Name
-		if seen[name] {
-			return nil, fmt.Errorf("%w: table %s given twice", ErrInvalid, name)
-		}
-		seen[name] = true
 		// Sorting here refuses duplicate keys before anything is written.
 		if err := c.Sort(); err != nil {
 			return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
 		}
-		if name == datasets.StoreAnswers.Name {
-			p.tables = append([]*datasets.Columns{c}, p.tables...)
-		} else {
-			p.tables = append(p.tables, c)
+		if err := add(planTable{def: c.Table(), cols: c}); err != nil {
+			return nil, err
+		}
+	}
+	for _, src := range snap.Sources {
+		if src.Table == nil || (src.Load == nil && src.Groups == nil) {
+			return nil, fmt.Errorf("%w: table source without a table or a reader", ErrInvalid)
+		}
+		if err := add(planTable{def: src.Table, load: src.Load, groups: src.Groups}); err != nil {
+			return nil, err
 		}
 	}
 	for _, ch := range snap.Changelog {
@@ -305,39 +384,61 @@ func newPlan(ctx context.Context, snap *Snapshot) (*plan, error) {
 	}
 
 	files := slices.Clone(snap.Files)
+	var dirs []string
 	if w := snap.Weekly; w != nil {
 		if err := validDate(w.Date); err != nil {
 			return nil, fmt.Errorf("weekly edition: %w", err)
 		}
 		files = append(files, File{Path: WeeklyDir + "/" + w.Date + ".json", Data: w.Body, Frozen: true})
+		dirs = append(dirs, path.Dir(WeeklyLatest)) // the alias may be written too
 	}
-	paths := map[string]bool{}
-	dirs := map[string]bool{}
-	if snap.Weekly != nil {
-		dirs[path.Dir(WeeklyLatest)] = true // the alias may be written too
+	if _, err := p.addFiles(files, dirs...); err != nil {
+		return nil, err
 	}
+	return p, ctx.Err()
+}
+
+// addFiles checks files and adds them to the plan, with an
+// ATTRIBUTION.txt in each of their folders (and of dirs) that has none
+// yet; it returns the files added.
+func (p *plan) addFiles(files []File, dirs ...string) ([]File, error) {
 	for _, f := range files {
 		if err := checkFilePath(f.Path); err != nil {
 			return nil, err
 		}
-		if paths[f.Path] {
+		if p.paths[f.Path] {
 			return nil, fmt.Errorf("%w: file %s given twice", ErrInvalid, f.Path)
 		}
-		paths[f.Path] = true
+		p.paths[f.Path] = true
 		if strings.HasSuffix(f.Path, ".json") && !json.Valid(f.Data) {
 			return nil, fmt.Errorf("%w: file %s: not valid JSON", ErrInvalid, f.Path)
 		}
-		dirs[path.Dir(f.Path)] = true
 	}
-	for dir := range dirs {
-		name := path.Join(dir, AttributionFile)
-		if !paths[name] {
-			files = append(files, File{Path: name, Data: []byte(apiAttribution)})
-		}
+	added := slices.Clone(files)
+	for _, f := range files {
+		dirs = append(dirs, path.Dir(f.Path))
 	}
-	slices.SortFunc(files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
-	p.files = files
-	return p, ctx.Err()
+	for _, d := range dirs {
+		added = append(added, p.attribution(d)...)
+	}
+	p.files = append(p.files, added...)
+	slices.SortFunc(p.files, func(a, b File) int { return strings.Compare(a.Path, b.Path) })
+	return added, nil
+}
+
+// attribution returns the ATTRIBUTION.txt of dir the first time dir is
+// seen, unless the snapshot brings its own.
+func (p *plan) attribution(dir string) []File {
+	if p.dirs[dir] {
+		return nil
+	}
+	p.dirs[dir] = true
+	name := path.Join(dir, AttributionFile)
+	if p.paths[name] {
+		return nil
+	}
+	p.paths[name] = true
+	return []File{{Path: name, Data: []byte(apiAttribution)}}
 }
 
 // checkFilePath refuses paths that are not clean or that belong to the
@@ -378,26 +479,25 @@ func (p *plan) addWeeklyAlias(ctx context.Context, st Store) error {
 	return nil
 }
 
-// checkExisting compares the files to write with what is published:
-// frozen files may only be new or identical. It returns the paths that
-// already hold the right bytes.
-func (p *plan) checkExisting(ctx context.Context, st Store) (map[string]bool, error) {
-	same := map[string]bool{}
-	for _, f := range p.files {
+// checkExisting compares files to write with what is published: frozen
+// files may only be new or identical. It notes the paths that already
+// hold the right bytes in p.same.
+func (p *plan) checkExisting(ctx context.Context, st Store, files []File) error {
+	for _, f := range files {
 		old, err := readAll(ctx, st, f.Path)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", f.Path, err)
+			return fmt.Errorf("read %s: %w", f.Path, err)
 		}
 		if bytes.Equal(old, f.Data) {
-			same[f.Path] = true
+			p.same[f.Path] = true
 		} else if f.Frozen {
-			return nil, fmt.Errorf("%w: %s (published sha256 %s, new %s)", ErrFrozen, f.Path, sha256Hex(old), sha256Hex(f.Data))
+			return fmt.Errorf("%w: %s (published sha256 %s, new %s)", ErrFrozen, f.Path, sha256Hex(old), sha256Hex(f.Data))
 		}
 	}
-	return same, nil
+	return nil
 }
 
 // checkForward refuses a version older than latest or than any version
@@ -458,9 +558,10 @@ func gate(ctx context.Context, st Store, prev string, m *Manifest) error {
 	return nil
 }
 
-// writeVersion writes every file of the version folder, manifest.json
-// last, and returns the manifest and its bytes.
-func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, []byte, error) {
+// writeTables writes the tables into the version folder, each loaded (when
+// it is a source), encoded once as CSV and Parquet at the same time, and
+// let go of before the next; it returns the manifest with their entries.
+func (p *plan) writeTables(ctx context.Context, vw VersionWriter) (*Manifest, error) {
 	snap := p.snap
 	m := &Manifest{
 		Schema:        ManifestSchema,
@@ -468,7 +569,7 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 		Version:       snap.Version,
 		MethodVersion: snap.MethodVersion,
 		License:       License{ID: datasets.License, URL: datasets.LicenseURL, Attribution: datasets.Attribution},
-		FirstFile:     p.tables[0].Table().Name,
+		FirstFile:     p.tables[0].def.Name,
 		Files:         []FileEntry{},
 		API:           []FileEntry{},
 		Changelog:     slices.Clone(snap.Changelog),
@@ -476,13 +577,34 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 	if m.Changelog == nil {
 		m.Changelog = []ChangelogEntry{}
 	}
-	defs := make([]*datasets.Table, len(p.tables))
-	for i, c := range p.tables {
+	for _, pt := range p.tables {
 		if err := ctx.Err(); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
-		t := c.Table()
-		defs[i] = t
+		t := pt.def
+		if pt.groups != nil {
+			e, err := p.streamTable(ctx, vw, t, pt.groups)
+			if err != nil {
+				return nil, err
+			}
+			m.Tables = append(m.Tables, e)
+			m.Files = append(m.Files, e.CSV, e.Parquet)
+			continue
+		}
+		c := pt.cols
+		if c == nil {
+			var err error
+			if c, err = pt.load(ctx); err != nil {
+				return nil, fmt.Errorf("load %s: %w", t.Name, err)
+			}
+			if c == nil || c.Table().Name != t.Name {
+				return nil, fmt.Errorf("%w: the source of %s loaded another table", ErrInvalid, t.Name)
+			}
+			// Before the encoders start: Sort is not safe beside them.
+			if err := c.Sort(); err != nil {
+				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
+			}
+		}
 		var csvEntry, pqEntry FileEntry
 		var csvErr, pqErr error
 		var wg sync.WaitGroup
@@ -494,7 +616,7 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 		})
 		wg.Wait()
 		if err := errors.Join(csvErr, pqErr); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		m.Tables = append(m.Tables, TableEntry{
 			Name: t.Name, Title: t.Title, Description: t.Description,
@@ -503,10 +625,92 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 		})
 		m.Files = append(m.Files, csvEntry, pqEntry)
 	}
+	return m, nil
+}
 
+// streamTable writes a table given a part at a time: each part is
+// checked for key order and written to the CSV and the Parquet file at the
+// same time, then let go of.
+func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Table,
+	groups func(context.Context, func(*datasets.Columns) error) error) (TableEntry, error) {
+	csvFile, err := p.createFile(vw, t.Name+".csv")
+	if err != nil {
+		return TableEntry{}, err
+	}
+	pqFile, err := p.createFile(vw, t.Name+".parquet")
+	if err != nil {
+		p.finishFile(csvFile, err)
+		return TableEntry{}, err
+	}
+	// Three stages at once: reading the next part, writing a part's CSV,
+	// writing a part's Parquet. A part is handed to both writers before
+	// the next is read, so at most three are in memory.
+	cw, pw := datasets.NewCSVWriter(csvFile, t), datasets.NewParquetWriter(pqFile, t)
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	write := func(parts <-chan *datasets.Columns, w interface{ Write(*datasets.Columns) error }, errp *error) {
+		for c := range parts {
+			if *errp == nil {
+				if *errp = w.Write(c); *errp != nil {
+					cancel()
+				}
+			}
+		}
+	}
+	csvParts, pqParts := make(chan *datasets.Columns), make(chan *datasets.Columns)
+	var csvErr, pqErr error
+	var wg sync.WaitGroup
+	wg.Go(func() { write(csvParts, cw, &csvErr) })
+	wg.Go(func() { write(pqParts, pw, &pqErr) })
+	var order datasets.KeyOrder
+	var rows int64
+	err = groups(wctx, func(c *datasets.Columns) error {
+		if err := wctx.Err(); err != nil {
+			return err
+		}
+		if c.Table().Name != t.Name {
+			return fmt.Errorf("%w: the source of %s read table %s", ErrInvalid, t.Name, c.Table().Name)
+		}
+		if err := order.Next(c); err != nil {
+			return fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+		rows += int64(c.Len())
+		csvParts <- c
+		pqParts <- c
+		return nil
+	})
+	close(csvParts)
+	close(pqParts)
+	wg.Wait()
+	if werr := errors.Join(csvErr, pqErr); werr != nil {
+		err = werr // the cause of a cancelled read
+	}
+	if err == nil {
+		err = errors.Join(cw.Close(), pw.Close())
+	}
+	csvEntry, csvErr := p.finishFile(csvFile, err)
+	pqEntry, pqErr := p.finishFile(pqFile, err)
+	if err := errors.Join(csvErr, pqErr); err != nil {
+		return TableEntry{}, fmt.Errorf("table %s: %w", t.Name, err)
+	}
+	return TableEntry{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		Rows: rows, Key: t.Key, Columns: columnEntries(t),
+		CSV: csvEntry, Parquet: pqEntry,
+	}, nil
+}
+
+// writeManifest writes the rest of the version folder, manifest.json
+// last, and returns the manifest's bytes.
+func (p *plan) writeManifest(vw VersionWriter, m *Manifest) ([]byte, error) {
+	snap := p.snap
+	defs := make([]*datasets.Table, len(p.tables))
+	for i, pt := range p.tables {
+		defs[i] = pt.def
+	}
 	pkg, err := encodeJSON(buildDataPackage(m, defs))
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	for _, f := range []struct {
 		name string
@@ -517,7 +721,7 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 	} {
 		e, err := p.writeFile(vw, f.name, func(w io.Writer) error { _, err := w.Write(f.data); return err })
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		m.Files = append(m.Files, e)
 	}
@@ -532,45 +736,72 @@ func (p *plan) writeVersion(ctx context.Context, vw VersionWriter) (*Manifest, [
 
 	b, err := encodeJSON(m)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	w, err := vw.Create(manifestFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if _, err := w.Write(b); err != nil {
 		w.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	if err := w.Close(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	return m, b, nil
+	return b, nil
 }
 
 // writeFile writes one file of the version folder through a buffer,
 // hashing and counting the bytes on the way.
 func (p *plan) writeFile(vw VersionWriter, name string, write func(io.Writer) error) (FileEntry, error) {
-	f, err := vw.Create(name)
+	f, err := p.createFile(vw, name)
 	if err != nil {
 		return FileEntry{}, err
 	}
-	hw := &hashWriter{w: f, h: sha256.New()}
-	bw := bufio.NewWriterSize(hw, 1<<20)
-	err = write(bw)
-	if err == nil {
-		err = bw.Flush()
+	return p.finishFile(f, write(f))
+}
+
+// stagedFile is a file of the version folder being written: buffered,
+// then hashed, counted and written by its own goroutine, so that encoding
+// the next bytes (CSV formatting, say) overlaps them.
+type stagedFile struct {
+	name string
+	f    io.WriteCloser
+	aw   *asyncWriter
+	bw   *bufio.Writer
+}
+
+func (p *plan) createFile(vw VersionWriter, name string) (*stagedFile, error) {
+	f, err := vw.Create(name)
+	if err != nil {
+		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
-	if cerr := f.Close(); err == nil {
+	aw := newAsyncWriter(f)
+	return &stagedFile{name: name, f: f, aw: aw, bw: bufio.NewWriterSize(aw, 1<<20)}, nil
+}
+
+func (s *stagedFile) Write(b []byte) (int, error) { return s.bw.Write(b) }
+
+// finishFile flushes and closes a staged file (err: the write failed) and
+// returns its manifest entry.
+func (p *plan) finishFile(s *stagedFile, err error) (FileEntry, error) {
+	if err == nil {
+		err = s.bw.Flush()
+	}
+	if aerr := s.aw.close(); err == nil {
+		err = aerr
+	}
+	if cerr := s.f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		return FileEntry{}, fmt.Errorf("write %s: %w", name, err)
+		return FileEntry{}, fmt.Errorf("write %s: %w", s.name, err)
 	}
 	dir := "data/" + p.snap.Version + "/"
 	return FileEntry{
-		Path: name, Bytes: hw.n, SHA256: hex.EncodeToString(hw.h.Sum(nil)),
-		URL: p.url(dir + name), LatestURL: p.url("data/latest/" + name),
+		Path: s.name, Bytes: s.aw.n, SHA256: hex.EncodeToString(s.aw.h.Sum(nil)),
+		URL: p.url(dir + s.name), LatestURL: p.url("data/latest/" + s.name),
 	}, nil
 }
 
@@ -578,17 +809,53 @@ func (p *plan) url(rel string) string {
 	return strings.TrimSuffix(p.snap.BaseURL, "/") + "/" + rel
 }
 
-type hashWriter struct {
-	w io.Writer
-	h hash.Hash
-	n int64
+// asyncWriter hashes, counts and writes what it is given in a goroutine
+// of its own; Write copies the bytes and returns at once, and close
+// returns the first error.
+type asyncWriter struct {
+	w    io.Writer
+	h    hash.Hash
+	n    int64 // bytes written, read after close
+	err  error // read after close
+	ch   chan []byte
+	free chan []byte
+	done chan struct{}
 }
 
-func (h *hashWriter) Write(b []byte) (int, error) {
-	n, err := h.w.Write(b)
-	h.h.Write(b[:n])
-	h.n += int64(n)
-	return n, err
+func newAsyncWriter(w io.Writer) *asyncWriter {
+	a := &asyncWriter{w: w, h: sha256.New(), ch: make(chan []byte, 2), free: make(chan []byte, 4), done: make(chan struct{})}
+	go func() {
+		defer close(a.done)
+		for b := range a.ch {
+			if a.err == nil {
+				a.h.Write(b)
+				var n int
+				n, a.err = a.w.Write(b)
+				a.n += int64(n)
+			}
+			select {
+			case a.free <- b:
+			default:
+			}
+		}
+	}()
+	return a
+}
+
+func (a *asyncWriter) Write(p []byte) (int, error) {
+	var b []byte
+	select {
+	case b = <-a.free:
+	default:
+	}
+	a.ch <- append(b[:0], p...)
+	return len(p), nil
+}
+
+func (a *asyncWriter) close() error {
+	close(a.ch)
+	<-a.done
+	return a.err
 }
 
 // checkVersion reads back every staged file: sizes and sha256 must match
@@ -599,37 +866,24 @@ func checkVersion(vw VersionWriter, m *Manifest, manifestBytes []byte) error {
 	for _, t := range m.Tables {
 		rows[t.Parquet.Path] = t.Rows
 	}
-	var errs []error
-	for _, f := range m.Files {
-		r, err := vw.Open(f.Path)
-		if err != nil {
-			errs = append(errs, err)
-			continue
-		}
-		var size int64
-		var sum string
-		if want, ok := rows[f.Path]; ok {
-			var b []byte
-			b, err = io.ReadAll(r)
-			if err == nil {
-				size, sum = int64(len(b)), sha256Hex(b)
-				var n int64
-				n, err = datasets.ParquetNumRows(bytes.NewReader(b), size)
-				if err == nil && n != want {
-					err = fmt.Errorf("%s: footer has %d rows, want %d: %w", f.Path, n, want, ErrMismatch)
+	// Files are read back on every core: most of the time is sha256.
+	errs := make([]error, len(m.Files))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(m.Files)) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1) - 1)
+				if i >= len(m.Files) {
+					return
 				}
+				f := m.Files[i]
+				want, isParquet := rows[f.Path]
+				errs[i] = checkStaged(vw, f, want, isParquet)
 			}
-		} else {
-			size, sum, err = hashReader(r)
-		}
-		r.Close()
-		if err == nil && (size != f.Bytes || sum != f.SHA256) {
-			err = fmt.Errorf("%s: read back %d bytes sha256 %s, wrote %d bytes sha256 %s: %w", f.Path, size, sum, f.Bytes, f.SHA256, ErrMismatch)
-		}
-		if err != nil {
-			errs = append(errs, err)
-		}
+		})
 	}
+	wg.Wait()
 	r, err := vw.Open(manifestFile)
 	if err == nil {
 		var b []byte
@@ -646,6 +900,44 @@ func checkVersion(vw VersionWriter, m *Manifest, manifestBytes []byte) error {
 		return fmt.Errorf("check staged version: %w", err)
 	}
 	return nil
+}
+
+// checkStaged reads back one staged file: its size and sha256, and for a
+// Parquet file the row count of its footer.
+func checkStaged(vw VersionWriter, f FileEntry, wantRows int64, isParquet bool) error {
+	r, err := vw.Open(f.Path)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	var size int64
+	var sum string
+	if isParquet {
+		// The footer is read in place when the store's reader can (a
+		// local file), rather than the whole file held in memory.
+		var ra io.ReaderAt
+		if x, ok := r.(io.ReaderAt); ok {
+			ra = x
+			size, sum, err = hashReader(r)
+		} else {
+			var b []byte
+			b, err = io.ReadAll(r)
+			size, sum, ra = int64(len(b)), sha256Hex(b), bytes.NewReader(b)
+		}
+		if err == nil {
+			var n int64
+			n, err = datasets.ParquetNumRows(ra, size)
+			if err == nil && n != wantRows {
+				err = fmt.Errorf("%s: footer has %d rows, want %d: %w", f.Path, n, wantRows, ErrMismatch)
+			}
+		}
+	} else {
+		size, sum, err = hashReader(r)
+	}
+	if err == nil && (size != f.Bytes || sum != f.SHA256) {
+		err = fmt.Errorf("%s: read back %d bytes sha256 %s, wrote %d bytes sha256 %s: %w", f.Path, size, sum, f.Bytes, f.SHA256, ErrMismatch)
+	}
+	return err
 }
 
 // versionAttribution is ATTRIBUTION.txt of a version folder.

@@ -14,6 +14,9 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"svc/publish"
+	"svc/publish/pages"
 )
 
 // A file is one precomputed answer held in memory with its ETag: the
@@ -58,6 +61,16 @@ func loadFiles(public string) (map[string]*file, error) {
 		rel = filepath.ToSlash(rel)
 		if d.IsDir() {
 			if rel == "data" || strings.HasPrefix(d.Name(), ".tmp") {
+				return filepath.SkipDir
+			}
+			if rel == pages.StoresDir {
+				// Store pages are rendered on request: the page files older
+				// snapshots published here (one per store) are neither
+				// served nor held, nor listed. Only the licence is.
+				name := pages.StoresDir + "/" + publish.AttributionFile
+				if b, err := os.ReadFile(filepath.Join(p, publish.AttributionFile)); err == nil {
+					out[name] = newFile(name, b)
+				}
 				return filepath.SkipDir
 			}
 			return nil

@@ -4,21 +4,26 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/parquet-go/parquet-go"
+
+	"svc/pipeline/check"
 	"svc/pipeline/ucp"
 	"svc/publish/pages"
 )
 
 // The pages for people (package publish/pages). The snapshot stage
-// publishes them as static HTML; the server maps their URLs to the files
-// and renders only what depends on live state: a store page whose live
-// check is newer than the snapshot, the unknown-host page, and the UCP
-// validator's report (GET /validate/?url= and the form post, which works
-// without JavaScript).
+// publishes them as static HTML, and the server maps their URLs to the
+// files, but for the pages it renders: the store pages (one per store,
+// from the snapshot's saved card, cached like a file), a store page whose
+// live check is newer than the snapshot, the unknown-host page, and the
+// UCP validator's report (GET /validate/?url= and the form post, which
+// works without JavaScript).
 
 // cachePage is the Cache-Control of published pages: they change with each
 // snapshot, and the ETag makes a revalidation cheap.
@@ -166,9 +171,9 @@ func (s *Server) weeklyFile(w http.ResponseWriter, r *http.Request) error {
 	return serveFile(w, r, f, cacheImmutable)
 }
 
-// storePage serves /stores/<host>/: the published page of the snapshot,
-// or the page of a live check newer than it, or the unknown-host page
-// (404) that points at the live check.
+// storePage serves /stores/<host>/: the snapshot's page of the store, or
+// the page of a live check newer than it, or the unknown-host page (404)
+// that points at the live check.
 func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 	rest := r.PathValue("path")
 	if rest == "" {
@@ -180,23 +185,22 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		return s.notFoundPage(w, r)
 	}
 	if !slash && !strings.HasSuffix(raw, ".html") && s.current().files[pages.StoresDir+"/"+raw] != nil {
-		return s.pageFile(w, r, pages.StoresDir+"/"+raw) // the folder's ATTRIBUTION.txt
+		return s.pageFile(w, r, pages.StoresDir+"/"+raw) // the folder's ATTRIBUTION.txt, from older snapshots
 	}
-	// /stores/<host>.html, the page's address in the manifest, answers
-	// like /stores/<host>/.
+	// /stores/<host>.html, the page's address in the manifests of older
+	// snapshots, answers like /stores/<host>/.
 	file, isFile := strings.CutSuffix(raw, ".html")
 	if isFile && !slash {
 		raw, slash = file, true
 	}
 	host := strings.TrimSuffix(strings.ToLower(raw), ".")
-	if pages.StoreFile(host) == "" {
+	if !pages.ValidHost(host) {
 		return s.unknownStore(w, pages.UnknownStore{})
 	}
 	if !slash || host != raw {
 		http.Redirect(w, r, s.link(pages.StoreURL(host)), http.StatusMovedPermanently)
 		return nil
 	}
-	snap := s.current()
 	rl, err := s.readView()
 	if err != nil {
 		return s.unknownStore(w, pages.UnknownStore{Host: host})
@@ -215,24 +219,78 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		if dir == nil {
 			return s.unknownStore(w, pages.UnknownStore{Host: host})
 		}
-		if f := snap.files[pages.StoreFile(host)]; f != nil {
-			setPageHeaders(w.Header())
-			return serveFile(w, r, f, cachePage)
-		}
-		// A snapshot published before the pages existed: render the
-		// same page from the saved card.
-		live = nil
+		return s.savedStorePage(w, r, rl, host, dir)
 	}
 	st := pageStore(s.storeCard(rl, host, dir, live), dir != nil)
-	if live != nil {
-		st.Live = true
-		if res, ok := s.cache.latest(host); ok && st.CheckedAt != nil && res.CheckedAt.Equal(*st.CheckedAt) {
-			st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
-		}
+	st.Live = true
+	if res, ok := s.cache.latest(host); ok && st.CheckedAt != nil && res.CheckedAt.Equal(*st.CheckedAt) {
+		st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
 	}
 	return writePage(w, http.StatusOK, "no-store", func(b *bytes.Buffer) error {
 		return pages.RenderStore(b, s.site(), st)
 	})
+}
+
+// savedStorePage serves the snapshot's page of a store. The snapshot
+// publishes no file per store (a million files a week); the page is
+// rendered here from the saved card and the documents beside it, and
+// answered like a published page: cached, with the sha256 of the body as
+// its ETag, so If-None-Match gives 304 until the next snapshot.
+func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir *storeRow) error {
+	st := pageStore(s.storeCard(rl, host, dir, nil), true)
+	if err := rl.storeDocuments(dir, st); err != nil {
+		return fmt.Errorf("store page %s: %w", host, err)
+	}
+	site, err := pages.NewSite(s.cfg.BaseURL, rl.version)
+	if err != nil {
+		site = &pages.Site{Version: rl.version}
+	}
+	var buf bytes.Buffer
+	if err := pages.RenderStore(&buf, site, st); err != nil {
+		return fmt.Errorf("store page %s: %w", host, err)
+	}
+	setPageHeaders(w.Header())
+	return serveFile(w, r, newFile("store.html", buf.Bytes()), cachePage)
+}
+
+// storeDocuments adds to a store page what only the saved documents hold:
+// the reason and tools of Checkout WebMCP (checks.result_json) and the
+// full UCP report (ucp_validations.report), each read at the host's row.
+func (rl *readLayer) storeDocuments(dir *storeRow, st *pages.Store) error {
+	if at := dir.integer(fChecksRow); at != nil && rl.checks != nil {
+		err := rl.checks.read(*at, 1, func(row parquet.Row) error {
+			rj := rl.checks.str(row, "result_json")
+			if rj == nil {
+				return nil
+			}
+			var res struct {
+				CheckoutWebMCP check.CheckoutWebMCP `json:"checkoutWebmcp"`
+			}
+			if err := json.Unmarshal([]byte(*rj), &res); err != nil {
+				return fmt.Errorf("checks.result_json: %w", err)
+			}
+			st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+	}
+	if at := dir.integer(fUCPRow); at != nil && rl.ucp != nil {
+		return rl.ucp.read(*at, 1, func(row parquet.Row) error {
+			rep := rl.ucp.str(row, "report")
+			if rep == nil {
+				return nil
+			}
+			var u ucp.Report
+			if err := json.Unmarshal([]byte(*rep), &u); err != nil {
+				return fmt.Errorf("ucp_validations.report: %w", err)
+			}
+			st.UCPReport = &u
+			return nil
+		})
+	}
+	return nil
 }
 
 func (s *Server) unknownStore(w http.ResponseWriter, u pages.UnknownStore) error {

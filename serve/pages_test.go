@@ -1,6 +1,8 @@
 package serve
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"io"
 	"net/http"
 	"net/url"
@@ -163,13 +165,20 @@ func TestValidatePages(t *testing.T) {
 	}
 }
 
+// cwReason finds the reason of Checkout WebMCP on a store page.
+var cwReason = regexp.MustCompile(`<dt>Checkout WebMCP</dt><dd>.*?<p class="small">[^<]+</p></dd>`)
+
 // railCodes reads the rails a store page shows: name → status code.
 var railCode = regexp.MustCompile(`(?s)<div class="rail" id="rail-([a-z_]+)">\s*<h3>[^<]*</h3>\s*<p>.*?<code>([a-z_]+)</code>`)
 
-// TestStorePages serves the fixture snapshot's store pages: every store
-// of the directory has its published page, whose rails agree with the
-// pre-checkout answer; an opted-out store and an unknown host get the
-// unknown-host page; a live check newer than the snapshot is rendered.
+// TestStorePages serves the fixture snapshot's store pages, which the
+// server renders (the snapshot publishes no file per store): every store
+// of the directory has its page, answered like a published file (cached,
+// the sha256 of the body as ETag, If-None-Match gives 304), whose rails
+// agree with the pre-checkout answer and which shows what only the saved
+// documents hold (the UCP report, the reason of Checkout WebMCP); an
+// opted-out store and an unknown host get the unknown-host page; a live
+// check newer than the snapshot is rendered, uncached.
 func TestStorePages(t *testing.T) {
 	f := sharedReadFixture(t)
 	dir := t.TempDir()
@@ -192,6 +201,23 @@ func TestStorePages(t *testing.T) {
 		if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != cachePage || resp.Header.Get("ETag") == "" {
 			t.Errorf("%s: %d %s", s.Host, resp.StatusCode, resp.Header.Get("Cache-Control"))
 			continue
+		}
+		if sum := sha256.Sum256([]byte(body)); resp.Header.Get("ETag") != `"`+hex.EncodeToString(sum[:])+`"` {
+			t.Errorf("%s: ETag %s is not the sha256 of the page", s.Host, resp.Header.Get("ETag"))
+		}
+		if !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") || !strings.Contains(resp.Header.Get("Content-Security-Policy"), "default-src 'none'") {
+			t.Errorf("%s: %s, CSP %q", s.Host, resp.Header.Get("Content-Type"), resp.Header.Get("Content-Security-Policy"))
+		}
+		if checked == 0 {
+			if r2, b2 := ts.get(t, "/stores/"+s.Host+"/", "If-None-Match", resp.Header.Get("ETag")); r2.StatusCode != http.StatusNotModified || b2 != "" {
+				t.Errorf("%s: If-None-Match answered %d", s.Host, r2.StatusCode)
+			}
+		}
+		if !cwReason.MatchString(body) {
+			t.Errorf("%s: the page does not give the reason of Checkout WebMCP (checks.result_json)", s.Host)
+		}
+		if st := s.Expect.UCPProfile.Status; (st == "valid" || st == "invalid") && !strings.Contains(body, "UCP business profile: ") {
+			t.Errorf("%s: UCP %s, but the page shows no report summary (ucp_validations.report)", s.Host, st)
 		}
 		ans, _ := precheckOf(t, ts, s.Host)
 		got := map[string]string{}

@@ -40,6 +40,8 @@ type readLayer struct {
 	rows    *rowStore
 	product *parquetRows // product_data, read at a host's row; nil without the table
 	facts   *parquetRows // agent_facts, likewise
+	checks  *parquetRows // checks.result_json, for the store page
+	ucp     *parquetRows // ucp_validations.report, for the store page
 	db      *sql.DB
 	stmts   map[string]*sql.Stmt
 	loaded  time.Duration
@@ -68,6 +70,8 @@ const (
 var (
 	productColumns = []string{"product_url", "source", "product_data", "vendor_readiness", "checked_at"}
 	factColumns    = []string{"host", "fact", "value", "confidence", "evidence_sha256", "evidence", "source_url", "checked_at", "note"}
+	checkColumns   = []string{"result_json"}
+	ucpColumns     = []string{"report"}
 )
 
 // errSkippedVersion is Reload's answer for a version that failed to load
@@ -107,7 +111,10 @@ func openReadLayer(ctx context.Context, dir, version string) (*readLayer, error)
 		t    *datasets.Table
 		cols []string
 		dst  **parquetRows
-	}{{datasets.ProductData, productColumns, &rl.product}, {datasets.AgentFacts, factColumns, &rl.facts}} {
+	}{
+		{datasets.ProductData, productColumns, &rl.product}, {datasets.AgentFacts, factColumns, &rl.facts},
+		{datasets.Checks, checkColumns, &rl.checks}, {datasets.UCPValidations, ucpColumns, &rl.ucp},
+	} {
 		p, err := openParquetRows(dir, pr.t, pr.cols)
 		if errors.Is(err, os.ErrNotExist) {
 			continue
@@ -183,7 +190,7 @@ func (rl *readLayer) release() {
 }
 
 func (rl *readLayer) closeFiles() {
-	for _, p := range []*parquetRows{rl.product, rl.facts} {
+	for _, p := range []*parquetRows{rl.product, rl.facts, rl.checks, rl.ucp} {
 		if p != nil {
 			p.close()
 		}

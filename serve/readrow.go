@@ -124,12 +124,14 @@ func buildFields() map[string]int {
 		}
 		ck[c.Name] = ""
 	}
-	source(datasets.Checks, ck)
+	// The documents a store page shows (the whole check result, the UCP
+	// report) stay in Parquet, read at the host's row.
+	source(datasets.Checks, ck, func(fs *fieldSource) { fs.rowField = "checks_row" })
 	source(datasets.Stores, map[string]string{"svc100_id": "", "added_on": ""})
 	source(datasets.UCPValidations, map[string]string{
 		"profile_url": "ucp_profile_url", "http_status": "ucp_http_status", "errors": "ucp_errors",
 		"warnings": "ucp_warnings", "info": "ucp_info", "checked_at": "ucp_checked_at",
-	})
+	}, func(fs *fieldSource) { fs.rowField = "ucp_validations_row" })
 	source(datasets.ProductData, map[string]string{
 		"product_url": "", "source": "product_source", "vendor_readiness_status": "",
 	}, func(fs *fieldSource) { fs.rowField = "product_data_row" })
@@ -460,6 +462,8 @@ var (
 	fProductURL     = field("product_url")
 	fVendorStatus   = field("vendor_readiness_status")
 	fProductRow     = field("product_data_row")
+	fChecksRow      = field("checks_row")
+	fUCPRow         = field("ucp_validations_row")
 	fFactsRow       = field("agent_facts_row")
 	fFactsRows      = field("agent_facts_rows")
 )

@@ -4,12 +4,13 @@
 // make no request outside the site: the one style sheet and the icon are
 // ours, embedded here and published under assets/.
 //
-// Build turns one snapshot's inputs into files under public/:
+// Build turns one snapshot's inputs into files under public/, and
+// DatasetsPage, called by the publisher once the tables are written, the
+// dataset page with their sizes and sha256:
 //
 //	index.html                          /              the home page
 //	directory/index.html                /directory/    stores by category, with verdicts
 //	directory/<category>/[<n>/]index.html              one category (pages of 500 stores)
-//	stores/<host>.html                  /stores/<host>/ one store's saved card in plain words
 //	leaderboard/index.html              /leaderboard/  agent paths with Wilson intervals, the SVC-100 grid
 //	weekly/index.html                   /weekly/       every weekly figure
 //	weekly/<date>/index.html            /weekly/<date>/ one weekly figure
@@ -18,11 +19,13 @@
 //	datasets/index.html                 /data/, /datasets/ the dataset manifest in words
 //	assets/site-<sha>.css, icon-<sha>.svg              named by content, cached for good
 //
-// Store pages sit in one folder, named by host, rather than one folder per
-// store: the publisher puts a licence file in every folder it writes to.
-// The server maps /stores/<host>/ to them, renders the unknown-host page
-// for hosts without one, and renders the store page itself (with the same
-// templates) when a live check is newer than the snapshot.
+// A store's page, /stores/<host>/, is not a file: a million stores would
+// be a million files in every weekly version. The server renders it on
+// request with RenderStore, from the snapshot's saved card (the same
+// tables, the same template), and answers it like a published page,
+// cached with the sha256 of the body as its ETag. It renders the
+// unknown-host page for hosts without a saved check, and the store page
+// of a live check newer than the snapshot, uncached.
 //
 // Every page is a function of the snapshot's inputs alone, with no clock
 // anywhere: two snapshots of the same inputs publish the same bytes.
@@ -51,7 +54,9 @@ const (
 	WeeklyFile      = "weekly/index.html"
 	ValidateFile    = "validate/index.html"
 	DatasetsFile    = "datasets/index.html"
-	// StoresDir holds one page per store: stores/<host>.html.
+	// StoresDir is the folder of the store pages' addresses
+	// (/stores/<host>/). The server renders those pages; snapshots
+	// published before it did wrote them here as files.
 	StoresDir = "stores"
 )
 
@@ -60,14 +65,9 @@ const (
 	adoptionFile = "api/agent-checkout/adoption.json"
 )
 
-// StoreFile is the published path of a store's page, "" for a host that
-// cannot name a file (it then has no page).
-func StoreFile(host string) string {
-	if !validHost(host) {
-		return ""
-	}
-	return StoresDir + "/" + host + ".html"
-}
+// ValidHost reports whether a host can have a store page: lower-case
+// letters, digits, dots and hyphens, with no empty label.
+func ValidHost(host string) bool { return validHost(host) }
 
 // WeeklySVGFile is the published path of an edition's chart, beside its
 // JSON.
@@ -96,20 +96,25 @@ type Input struct {
 	// BaseURL is the published base address ("" for root-relative links);
 	// its path, if any, prefixes every link of the pages.
 	BaseURL string
-	// Tables are the snapshot's tables. Build sorts them in place, as
-	// the publisher does, to hash their files.
-	Tables    []*datasets.Columns
-	Files     []publish.File   // the run's other files (api/..., data/svc-100/...)
-	Weekly    *publish.Edition // this run's weekly edition, nil when none
-	Changelog []publish.ChangelogEntry
+	// Tables are the snapshot's tables in memory; Build reads
+	// store_answers (the directory) from them. The dataset page reads
+	// the tables' manifest entries instead (DatasetsPage).
+	Tables []*datasets.Columns
+	// StoreAnswers, when set, reads store_answers a part at a time
+	// (publish.TableSource.Groups) instead of from Tables, so the rows
+	// need not be held in memory.
+	StoreAnswers func(ctx context.Context, fn func(*datasets.Columns) error) error
+	Files        []publish.File   // the run's other files (api/..., data/svc-100/...)
+	Weekly       *publish.Edition // this run's weekly edition, nil when none
+	Changelog    []publish.ChangelogEntry
 	// Published, when set, is the tree being published to: the versions
 	// and weekly editions already there are listed on the pages.
 	Published publish.Store
 }
 
-// Build renders every page of the snapshot. The files it returns are
-// published beside the snapshot's own; the edition charts are frozen like
-// the editions themselves.
+// Build renders every page of the snapshot but the dataset page (see
+// DatasetsPage). The files it returns are published beside the snapshot's
+// own; the edition charts are frozen like the editions themselves.
 func Build(ctx context.Context, in Input) ([]publish.File, error) {
 	if in.Version == "" {
 		return nil, fmt.Errorf("pages: no version")
@@ -130,7 +135,6 @@ func Build(ctx context.Context, in Input) ([]publish.File, error) {
 		{"directory", b.directory},
 		{"leaderboard", b.leaderboard},
 		{"weekly", b.weekly},
-		{"datasets", b.datasets},
 		{"validate", b.validate},
 		{"home", b.home},
 	}

@@ -3,9 +3,14 @@ package pages
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"encoding/xml"
 	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -161,12 +166,19 @@ func testInput(t *testing.T) Input {
 	}
 }
 
+// build renders the snapshot's pages as the snapshot stage publishes
+// them: Build's, and the dataset page from the tables' entries.
 func build(t *testing.T, in Input) map[string][]byte {
 	t.Helper()
 	files, err := Build(context.Background(), in)
 	if err != nil {
 		t.Fatal(err)
 	}
+	ds, err := DatasetsPage(context.Background(), in, tableEntries(t, in.Tables))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files = append(files, ds...)
 	out := map[string][]byte{}
 	for _, f := range files {
 		if _, dup := out[f.Path]; dup {
@@ -191,12 +203,16 @@ func TestBuildPages(t *testing.T) {
 		"datasets/index.html",
 		"directory/beauty/index.html", "directory/footwear/index.html", "directory/index.html", "directory/uncategorized/index.html",
 		"index.html", "leaderboard/index.html",
-		// No page for the opted-out store.
-		"stores/buyhere.test.html", "stores/mapped.test.html", "stores/nocat.test.html", "stores/quiet.test.html", "stores/walled.test.html",
 		"validate/index.html", "weekly/2026-11-16/index.html", "weekly/index.html",
 	}
 	if diff := cmp.Diff(want, names); diff != "" {
 		t.Errorf("published pages (-want +got):\n%s", diff)
+	}
+	// The store pages are the server's; no page for the opted-out store.
+	stores := storePages(t, testInput(t))
+	wantStores := []string{"stores/buyhere.test/", "stores/mapped.test/", "stores/nocat.test/", "stores/quiet.test/", "stores/walled.test/"}
+	if diff := cmp.Diff(wantStores, slices.Sorted(maps.Keys(stores))); diff != "" {
+		t.Errorf("store pages (-want +got):\n%s", diff)
 	}
 	dir := string(got["directory/index.html"])
 	if strings.Contains(dir, "mapped.test") || strings.Contains(dir, "gone.test") {
@@ -205,13 +221,74 @@ func TestBuildPages(t *testing.T) {
 	if !strings.Contains(dir, `href="/stores/buyhere.test/"`) {
 		t.Error("the directory does not link the store page")
 	}
-	mapped := string(got["stores/mapped.test.html"])
+	mapped := string(stores["stores/mapped.test/"])
 	if !strings.Contains(mapped, "known: false") {
 		t.Error("the page of a map-derived store does not say known false")
 	}
 	if strings.Contains(mapped, `href="/directory/home/"`) {
 		t.Error("an unlisted store links a directory category")
 	}
+}
+
+// tableEntries encodes the tables as the publisher does and returns their
+// manifest entries, store_answers first.
+func tableEntries(t *testing.T, tables []*datasets.Columns) []publish.TableEntry {
+	t.Helper()
+	var out []publish.TableEntry
+	for _, c := range tables {
+		tb := c.Table()
+		e := publish.TableEntry{Name: tb.Name, Title: tb.Title, Description: tb.Description, Rows: int64(c.Len()), Key: tb.Key}
+		for _, col := range tb.Columns {
+			e.Columns = append(e.Columns, publish.ColumnEntry{Name: col.Name, Type: col.Type.String(), Nullable: col.Nullable, Description: col.Description})
+		}
+		var csv, pq bytes.Buffer
+		if err := datasets.WriteCSV(&csv, c); err != nil {
+			t.Fatal(err)
+		}
+		if err := datasets.WriteParquet(&pq, c); err != nil {
+			t.Fatal(err)
+		}
+		file := func(name string, b []byte) publish.FileEntry {
+			sum := sha256.Sum256(b)
+			return publish.FileEntry{Path: name, Bytes: int64(len(b)), SHA256: hex.EncodeToString(sum[:])}
+		}
+		e.CSV, e.Parquet = file(tb.Name+".csv", csv.Bytes()), file(tb.Name+".parquet", pq.Bytes())
+		if tb.Name == datasets.StoreAnswers.Name {
+			out = append([]publish.TableEntry{e}, out...)
+		} else {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// storePages renders the page of every store that has one, as the server
+// does (from the same tables, with the same template), keyed by its
+// address without the leading slash: stores/<host>/.
+func storePages(t *testing.T, in Input) map[string][]byte {
+	t.Helper()
+	site, err := NewSite(in.BaseURL, in.Version)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &builder{in: in, site: site}
+	if err := b.stores(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	tabs := b.storeTables()
+	out := map[string][]byte{}
+	for host := range b.pages {
+		s, err := tabs.store(host)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := RenderStore(&buf, site, s); err != nil {
+			t.Fatal(err)
+		}
+		out[strings.TrimPrefix(StoreURL(host), "/")] = buf.Bytes()
+	}
+	return out
 }
 
 // TestBuildByteIdentical: the same inputs give the same bytes.
@@ -227,13 +304,53 @@ func TestBuildByteIdentical(t *testing.T) {
 	}
 }
 
+// TestBuildStoreAnswersInParts: store_answers read a part at a time, in
+// any order, gives the pages of the table in memory.
+func TestBuildStoreAnswersInParts(t *testing.T) {
+	in := testInput(t)
+	want := build(t, in)
+	var answers *datasets.Columns
+	for _, c := range in.Tables {
+		if c.Table().Name == datasets.StoreAnswers.Name {
+			answers = c
+		}
+	}
+	rows := answers.Rows()
+	in.StoreAnswers = func(ctx context.Context, fn func(*datasets.Columns) error) error {
+		for _, part := range [][]datasets.Row{rows[len(rows)/2:], rows[:len(rows)/2]} {
+			c, err := datasets.FromRows(datasets.StoreAnswers, part)
+			if err != nil {
+				return err
+			}
+			if err := fn(c); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	in.Tables = slices.DeleteFunc(slices.Clone(in.Tables), func(c *datasets.Columns) bool { return c == answers })
+	got, err := Build(context.Background(), in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range got {
+		if !bytes.Equal(f.Data, want[f.Path]) {
+			t.Errorf("%s differs when store_answers is read in parts", f.Path)
+		}
+	}
+	if len(got) != len(want)-1 { // want holds the dataset page too
+		t.Errorf("%d pages, want %d", len(got), len(want)-1)
+	}
+}
+
 // TestPagesWellFormed parses every page: landmarks, one h1, headings in
 // order, labelled fields, no script, no outside resource, and every link
 // of the site pointing at a page that exists or a route of the server.
 func TestPagesWellFormed(t *testing.T) {
 	got := build(t, testInput(t))
+	maps.Copy(got, storePages(t, testInput(t)))
 	for name, body := range got {
-		if !strings.HasSuffix(name, ".html") {
+		if !strings.HasSuffix(name, ".html") && !strings.HasPrefix(name, "stores/") {
 			continue
 		}
 		doc, err := html.Parse(bytes.NewReader(body))
@@ -344,8 +461,7 @@ func linkResolves(files map[string][]byte, link string) bool {
 	p, _, _ = strings.Cut(p, "#")
 	switch {
 	case strings.HasPrefix(p, "/stores/"):
-		host := strings.TrimSuffix(strings.TrimPrefix(p, "/stores/"), "/")
-		return files[StoreFile(host)] != nil
+		return files[strings.TrimPrefix(p, "/")] != nil // rendered by the server
 	case strings.HasSuffix(p, "/"):
 		if files[strings.TrimPrefix(p, "/")+"index.html"] != nil {
 			return true
@@ -372,15 +488,20 @@ func TestDatasetPageMatchesManifest(t *testing.T) {
 		t.Fatal(err)
 	}
 	res, err := publish.Publish(context.Background(), st, &publish.Snapshot{Version: in.Version, MethodVersion: in.MethodVersion,
-		Tables: in.Tables, Files: append(slices.Clone(in.Files), files...), Weekly: in.Weekly, Changelog: in.Changelog})
+		Tables: in.Tables, Files: append(slices.Clone(in.Files), files...), Weekly: in.Weekly, Changelog: in.Changelog,
+		TablePages: func(ctx context.Context, tables []publish.TableEntry) ([]publish.File, error) {
+			return DatasetsPage(ctx, in, tables)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var page []byte
-	for _, f := range files {
-		if f.Path == DatasetsFile {
-			page = f.Data
-		}
+	page, err := os.ReadFile(filepath.Join(st.Root(), filepath.FromSlash(DatasetsFile)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The page the publisher wrote is the page of the tables' own sums.
+	if want := build(t, in)[DatasetsFile]; !bytes.Equal(page, want) {
+		t.Error("the published dataset page is not the page of the tables' sums")
 	}
 	for _, tb := range res.Manifest.Tables {
 		for _, f := range []publish.FileEntry{tb.CSV, tb.Parquet} {
@@ -449,7 +570,7 @@ func TestStoreRailsAndBlockers(t *testing.T) {
 // TestStorePageSaysUnmeasured: what was not measured reads "Not
 // measured", never no.
 func TestStorePageSaysUnmeasured(t *testing.T) {
-	got := string(build(t, testInput(t))["stores/nocat.test.html"])
+	got := string(storePages(t, testInput(t))["stores/nocat.test/"])
 	for _, want := range []string{"Not measured", "Validation is not certification", "Brand claims never change scores", "stops before payment"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("the page of an unmeasured store does not say %q", want)
@@ -554,9 +675,9 @@ func TestRenderForServer(t *testing.T) {
 	}
 }
 
-// BenchmarkBuild renders the pages of 10,000 stores: the cost the snapshot
-// stage adds per store (the store pages), plus the directory and the
-// table hashing of the dataset page.
+// BenchmarkBuild renders the pages of a snapshot of 10,000 stores: the
+// cost the snapshot stage adds per store (the directory's rows; the store
+// pages are the server's), plus the other pages.
 func BenchmarkBuild(b *testing.B) {
 	t := &testing.T{}
 	in := testInput(t)

@@ -138,6 +138,7 @@ var funcs = template.FuncMap{
 	"svg":       func(s string) template.HTML { return template.HTML(s) }, // only for SVG this package generated
 	"robotWord": robotWord,
 	"outcome":   outcomeOf,
+	"dirRows":   dirRows,
 }
 
 // when is a time for people: UTC, to the minute, no seconds.
