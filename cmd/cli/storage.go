@@ -228,15 +228,6 @@ func (g *globals) resolveData(cmd *cobra.Command) error {
 	return nil
 }
 
-// s3Stage marks cmd as one that works on an s3:// --data.
-func s3Stage(cmd *cobra.Command) *cobra.Command {
-	if cmd.Annotations == nil {
-		cmd.Annotations = map[string]string{}
-	}
-	cmd.Annotations[storageAnnotation] = "yes"
-	return cmd
-}
-
 // partPaths names a stage's output inside the run folder, relative to it:
 // the partition folder of a sharded run, else the stage's own files at
 // the run folder's top.
