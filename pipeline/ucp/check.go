@@ -1,7 +1,8 @@
 package ucp
 
 import (
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -36,7 +37,11 @@ func newChecker(doc map[string]any, fs *findings, env checkEnv) *checker {
 		c.capabilities, _ = c.ucp["capabilities"].(map[string]any)
 		c.handlers, _ = c.ucp["payment_handlers"].(map[string]any)
 	}
-	c.serviceKeys, c.capabilityKeys, c.handlerKeys = sortedKeys(c.services), sortedKeys(c.capabilities), sortedKeys(c.handlers)
+	// One block holds the three key lists.
+	block := make([]string, 0, len(c.services)+len(c.capabilities)+len(c.handlers))
+	c.serviceKeys, block = appendSortedKeys(block, c.services)
+	c.capabilityKeys, block = appendSortedKeys(block, c.capabilities)
+	c.handlerKeys, _ = appendSortedKeys(block, c.handlers)
 	return c
 }
 
@@ -66,13 +71,13 @@ type registry struct {
 }
 
 // entries calls fn for every object entry of every well-formed key of reg,
-// in key order. Keys that fail ucp.namespace.key_format are reported here
-// and skipped: semantic rules do not run on them.
-func (c *checker) entries(reg registry, fn func(key, path string, i int, e map[string]any)) {
+// in key order, with the entry's index and the length of the key's array.
+// Keys that fail ucp.namespace.key_format are reported here and skipped:
+// semantic rules do not run on them.
+func (c *checker) entries(reg registry, fields uint8, fn func(key string, p entryPath, n int, e entry)) {
 	for _, key := range reg.keys {
-		keyPath := "/ucp/" + reg.name + "/" + escapeToken(key)
 		if !reverseDomain(key) {
-			c.fs.rule(ruleKeyFormat, keyPath, "key %q is not a reverse-domain name (lower case, at least two dot-separated labels, such as dev.ucp.shopping)", key)
+			c.fs.rule(ruleKeyFormat, "/ucp/"+reg.name+"/"+escapeToken(key), "key %q is not a reverse-domain name (lower case, at least two dot-separated labels, such as dev.ucp.shopping)", key)
 			continue
 		}
 		arr, ok := reg.m[key].([]any)
@@ -80,12 +85,68 @@ func (c *checker) entries(reg registry, fn func(key, path string, i int, e map[s
 			continue // the schema reports it
 		}
 		for i, v := range arr {
-			if e, ok := v.(map[string]any); ok {
-				fn(key, keyPath+"/"+itoa(i), i, e)
+			if m, ok := v.(map[string]any); ok {
+				fn(key, entryPath{reg.name, key, i}, len(arr), readEntry(m, fields))
 			}
 		}
 	}
 }
+
+// entry is a registry entry with the members the rules read, each looked
+// up once; a member that is absent, or not among those read, is nil.
+type entry struct {
+	m                                    map[string]any
+	version, spec, schema, id            any
+	transport, endpoint, extends, config any
+	hasSchema, hasEndpoint, hasConfig    bool
+}
+
+// Members readEntry reads besides version, spec and schema.
+const (
+	readID = 1 << iota
+	readTransport
+	readEndpoint
+	readExtends
+	readConfig
+)
+
+func readEntry(m map[string]any, fields uint8) entry {
+	e := entry{m: m}
+	e.version = m["version"]
+	e.spec = m["spec"]
+	e.schema, e.hasSchema = m["schema"]
+	if fields&readID != 0 {
+		e.id = m["id"]
+	}
+	if fields&readTransport != 0 {
+		e.transport = m["transport"]
+	}
+	if fields&readEndpoint != 0 {
+		e.endpoint, e.hasEndpoint = m["endpoint"]
+	}
+	if fields&readExtends != 0 {
+		e.extends = m["extends"]
+	}
+	if fields&readConfig != 0 {
+		e.config, e.hasConfig = m["config"]
+	}
+	return e
+}
+
+// entryPath is the JSON pointer of a registry entry,
+// /ucp/<registry>/<key>/<index>, made into a string only for an item: most
+// entries have none.
+type entryPath struct {
+	registry, key string
+	i             int
+}
+
+func (p entryPath) String() string {
+	return "/ucp/" + p.registry + "/" + escapeToken(p.key) + "/" + strconv.Itoa(p.i)
+}
+
+// at is the pointer of a member below the entry; rel starts with "/".
+func (p entryPath) at(rel string) string { return p.String() + rel }
 
 // protocolVersion checks ucp.version.
 func (c *checker) protocolVersion() {
@@ -124,17 +185,32 @@ func (c *checker) dateValue(p, field, v, what string) bool {
 	return false
 }
 
+// ucpMembers are the members UCP defines in the ucp object.
+var ucpMembers = []string{"version", "services", "capabilities", "payment_handlers", "supported_versions", "map_order",
+	"status", "request_constraints", "ucp"}
+
 // members checks the reserved members of the ucp object.
 func (c *checker) members() {
 	if _, ok := c.ucp["ucp"]; ok {
 		c.fs.rule(ruleNoRecursion, "/ucp/ucp", "a ucp object must not be nested directly inside ucp")
 	}
-	for _, k := range sortedKeys(c.ucp) {
-		switch k {
-		case "version", "services", "capabilities", "payment_handlers", "supported_versions", "map_order",
-			"status", "request_constraints", "ucp":
-			continue
+	known := 0
+	for _, k := range ucpMembers {
+		if _, ok := c.ucp[k]; ok {
+			known++
 		}
+	}
+	if known == len(c.ucp) {
+		return // looking members up costs less than visiting them
+	}
+	var unknown []string
+	for k := range c.ucp {
+		if !slices.Contains(ucpMembers, k) {
+			unknown = append(unknown, k)
+		}
+	}
+	slices.Sort(unknown)
+	for _, k := range unknown {
 		c.fs.rule(ruleUnknownMember, "/ucp/"+escapeToken(k), "%q is not a member UCP defines in the ucp object; extension data must not be placed there and consumers ignore it", k)
 	}
 }
@@ -164,7 +240,9 @@ func (c *checker) supportedVersions() {
 		if u.scheme != "https" {
 			c.fs.rule(ruleSVHTTPS, p, "the profile URL for %s must use https, not %s:", k, u.scheme)
 		}
-		c.publicHost(p, u, "the profile URL for "+k)
+		if why := hostProblem(u.host); why != "" {
+			c.fs.rule(rulePublicHost, p, "the profile URL for %s's host %s %s; fetchers must refuse it", k, u.host, why)
+		}
 	}
 }
 
@@ -176,68 +254,73 @@ func (c *checker) serviceRegistry() {
 	reg := registry{"services", c.services, c.serviceKeys}
 	c.keyRules(reg)
 	type binding struct{ key, transport, version string }
-	seen := map[binding]string{} // first path of each binding
-	c.entries(reg, func(key, p string, i int, e map[string]any) {
+	var seen firstPaths[binding, entryPath]
+	c.entries(reg, readTransport|readEndpoint|readConfig, func(key string, p entryPath, n int, ent entry) {
+		e := &ent
 		c.entryVersion(key, p, e, true)
 		c.specURL(p, e)
 		c.schemaURL(key, p, e)
-		transport, _ := e["transport"].(string)
-		endpoint, hasEndpoint := e["endpoint"].(string)
-		_, endpointPresent := e["endpoint"]
+		transport, _ := e.transport.(string)
+		endpoint, hasEndpoint := e.endpoint.(string)
+		endpointPresent := e.hasEndpoint
 		switch transport {
 		case "rest", "mcp", "a2a":
 			if !endpointPresent {
-				c.fs.rule(ruleEndpointReq, p, "a %s binding must carry an endpoint", transport)
+				c.fs.rule(ruleEndpointReq, p.String(), "a %s binding must carry an endpoint", transport)
 			}
 		case "embedded":
 			c.embeddedConfig(p, e)
 		}
 		if hasEndpoint {
-			c.endpoint(p+"/endpoint", transport, endpoint)
+			c.endpoint(p, transport, endpoint)
 		}
 		if key == "dev.ucp.shopping" {
 			c.transportSchema(p, transport, e)
 		}
-		if v, ok := e["version"].(string); ok && transport != "" {
+		// Bindings of different keys differ: only a key with several
+		// entries can repeat one.
+		if v, ok := e.version.(string); ok && transport != "" && n > 1 {
 			id := binding{key, transport, v}
-			if first, dup := seen[id]; dup {
-				c.fs.rule(ruleDupBinding, p, "a second %s binding with version %s under %s (first at %s); each entry should pair the service with a different binding", transport, v, key, first)
+			if first, dup := seen.get(id); dup {
+				c.fs.rule(ruleDupBinding, p.String(), "a second %s binding with version %s under %s (first at %s); each entry should pair the service with a different binding", transport, v, key, first)
 			} else {
-				seen[id] = p
+				seen.put(id, p)
 			}
 		}
 	})
 }
 
-// endpoint checks a binding's endpoint URL.
-func (c *checker) endpoint(p, transport, s string) {
+// endpoint checks the endpoint URL of the binding at p.
+func (c *checker) endpoint(p entryPath, transport, s string) {
 	info := c.url(s)
 	if info.err != nil {
-		c.fs.rule(ruleEndpointHTTPS, p, "the endpoint is not a valid absolute URL: %v", info.err)
+		c.fs.rule(ruleEndpointHTTPS, p.at("/endpoint"), "the endpoint is not a valid absolute URL: %v", info.err)
 		return
 	}
 	u := info.web
 	if u.scheme != "https" {
-		c.fs.rule(ruleEndpointHTTPS, p, "the endpoint must use https, not %s:", u.scheme)
+		c.fs.rule(ruleEndpointHTTPS, p.at("/endpoint"), "the endpoint must use https, not %s:", u.scheme)
 	}
-	c.publicHost(p, u, "the endpoint")
+	if why := hostProblem(u.host); why != "" {
+		c.fs.rule(rulePublicHost, p.at("/endpoint"), "the endpoint's host %s %s; fetchers must refuse it", u.host, why)
+	}
 	if strings.HasSuffix(u.path, "/") {
-		c.fs.rule(ruleTrailingSlash, p, "the endpoint should not end with \"/\": operation paths are appended to it verbatim")
+		c.fs.rule(ruleTrailingSlash, p.at("/endpoint"), "the endpoint should not end with \"/\": operation paths are appended to it verbatim")
 	}
-	if transport == "a2a" && !strings.HasSuffix(strings.ToLower(u.path), ".json") {
-		c.fs.rule(ruleA2ACard, p, "for a2a the endpoint is the Agent Card URL, conventionally https://<host>/.well-known/agent-card.json; this one does not look like a JSON document")
+	if transport == "a2a" && !hasSuffixFold(u.path, ".json") {
+		c.fs.rule(ruleA2ACard, p.at("/endpoint"), "for a2a the endpoint is the Agent Card URL, conventionally https://<host>/.well-known/agent-card.json; this one does not look like a JSON document")
 	}
 }
 
 // embeddedConfig checks the embedded binding's config (the schema does too).
-func (c *checker) embeddedConfig(p string, e map[string]any) {
-	cfg, ok := e["config"]
+func (c *checker) embeddedConfig(p entryPath, e *entry) {
+	cfg, ok := e.config, e.hasConfig
 	if !ok {
 		return
 	}
 	m, ok := cfg.(map[string]any)
 	if !ok {
-		c.fs.rule(ruleEmbeddedCfg, p+"/config", "the embedded config must be an object")
+		c.fs.rule(ruleEmbeddedCfg, p.at("/config"), "the embedded config must be an object")
 		return
 	}
 	for _, field := range []string{"delegate", "color_scheme"} {
@@ -245,19 +328,18 @@ func (c *checker) embeddedConfig(p string, e map[string]any) {
 		if !ok {
 			continue
 		}
-		fp := p + "/config/" + field
 		arr, ok := v.([]any)
 		if !ok {
-			c.fs.rule(ruleEmbeddedCfg, fp, "%s must be an array of strings", field)
+			c.fs.rule(ruleEmbeddedCfg, p.at("/config/"+field), "%s must be an array of strings", field)
 			continue
 		}
 		for i, x := range arr {
 			s, ok := x.(string)
 			switch {
 			case !ok:
-				c.fs.rule(ruleEmbeddedCfg, fp+"/"+itoa(i), "%s entries must be strings", field)
+				c.fs.rule(ruleEmbeddedCfg, p.at("/config/"+field+"/"+itoa(i)), "%s entries must be strings", field)
 			case field == "color_scheme" && s != "light" && s != "dark":
-				c.fs.rule(ruleEmbeddedCfg, fp+"/"+itoa(i), "color_scheme entries must be \"light\" or \"dark\", not %q", s)
+				c.fs.rule(ruleEmbeddedCfg, p.at("/config/"+field+"/"+itoa(i)), "color_scheme entries must be \"light\" or \"dark\", not %q", s)
 			}
 		}
 	}
@@ -265,30 +347,34 @@ func (c *checker) embeddedConfig(p string, e map[string]any) {
 
 // transportSchema checks that a dev.ucp.shopping binding points at the
 // official description of its transport.
-func (c *checker) transportSchema(p, transport string, e map[string]any) {
-	var file string
+func (c *checker) transportSchema(p entryPath, transport string, e *entry) {
+	var tail string // the official URL after the release
 	switch transport {
 	case "rest":
-		file = "rest.openapi.json"
+		tail = "/services/shopping/rest.openapi.json"
 	case "mcp":
-		file = "mcp.openrpc.json"
+		tail = "/services/shopping/mcp.openrpc.json"
 	case "embedded":
-		file = "embedded.openrpc.json"
+		tail = "/services/shopping/embedded.openrpc.json"
 	default:
 		return
 	}
-	v, _ := e["version"].(string)
+	v, _ := e.version.(string)
 	if !validDate(v) {
 		return
 	}
-	want := "https://ucp.dev/" + v + "/services/shopping/" + file
-	s, ok := e["schema"].(string)
+	const head = "https://ucp.dev/"
+	s, ok := e.schema.(string)
+	if ok && len(s) == len(head)+len(v)+len(tail) && strings.HasPrefix(s, head) && strings.HasSuffix(s, tail) && s[len(head):len(head)+len(v)] == v {
+		return
+	}
+	want := head + v + tail
 	if !ok {
-		c.add(SevInfo, ruleTransportSch, p, "the %s binding has no schema; platforms expect %s", transport, want)
+		c.add(SevInfo, ruleTransportSch, p.String(), "the %s binding has no schema; platforms expect %s", transport, want)
 		return
 	}
 	if s != want {
-		c.fs.rule(ruleTransportSch, p+"/schema", "the %s binding's schema should be %s, not %s", transport, want, s)
+		c.fs.rule(ruleTransportSch, p.at("/schema"), "the %s binding's schema should be %s, not %s", transport, want, s)
 	}
 }
 
@@ -300,26 +386,27 @@ func (c *checker) capabilityRegistry() {
 	reg := registry{"capabilities", c.capabilities, c.capabilityKeys}
 	c.keyRules(reg)
 	type capVersion struct{ key, version string }
-	seen := map[capVersion]string{}
-	c.entries(reg, func(key, p string, i int, e map[string]any) {
+	var seen firstPaths[capVersion, entryPath]
+	c.entries(reg, readExtends, func(key string, p entryPath, n int, ent entry) {
+		e := &ent
 		c.entryVersion(key, p, e, true)
-		c.specURL(p, e)
-		if _, ok := e["schema"]; !ok {
-			c.fs.rule(ruleCapSchemaReq, p, "a capability must declare its schema URL")
+		spec, hasSpec := c.specURL(p, e)
+		if !e.hasSchema {
+			c.fs.rule(ruleCapSchemaReq, p.String(), "a capability must declare its schema URL")
 		}
-		c.schemaURL(key, p, e)
-		if s, ok := e["schema"].(string); ok && strings.HasPrefix(key, "dev.ucp.") {
-			c.officialSchemaURL(p, e, s)
+		schema, hasSchema := c.schemaURL(key, p, e)
+		if hasSchema && strings.HasPrefix(key, "dev.ucp.") {
+			c.officialSchemaURL(p, e, &schema)
 		}
-		if c.release == "2026-04-08" {
-			c.specAuthority(key, p, e)
+		if c.release == "2026-04-08" && hasSpec {
+			c.specAuthority(key, p, e, &spec)
 		}
 		c.extendsFormat(p, e)
-		if v, ok := e["version"].(string); ok {
-			if first, dup := seen[capVersion{key, v}]; dup {
-				c.fs.rule(ruleDupVersion, p, "a second %s entry with version %s (first at %s); entries exist to advertise different versions", key, v, first)
+		if v, ok := e.version.(string); ok && n > 1 { // as for bindings
+			if first, dup := seen.get(capVersion{key, v}); dup {
+				c.fs.rule(ruleDupVersion, p.String(), "a second %s entry with version %s (first at %s); entries exist to advertise different versions", key, v, first)
 			} else {
-				seen[capVersion{key, v}] = p
+				seen.put(capVersion{key, v}, p)
 			}
 		}
 		c.capabilityConfig(key, p, e)
@@ -335,19 +422,66 @@ func (c *checker) handlerRegistry() {
 		return
 	}
 	reg := registry{"payment_handlers", c.handlers, c.handlerKeys}
-	seen := map[string]string{}
-	c.entries(reg, func(key, p string, i int, e map[string]any) {
+	var seen firstPaths[string, entryPath]
+	c.entries(reg, readID, func(key string, p entryPath, n int, ent entry) {
+		e := &ent
 		c.entryVersion(key, p, e, false)
 		c.specURL(p, e)
 		c.schemaURL(key, p, e)
-		if id, ok := e["id"].(string); ok {
-			if first, dup := seen[id]; dup {
-				c.fs.rule(ruleHandlerID, p+"/id", "payment handler id %q is also used at %s/id; ids tell handler instances apart", id, first)
+		if id, ok := e.id.(string); ok {
+			if first, dup := seen.get(id); dup {
+				c.fs.rule(ruleHandlerID, p.at("/id"), "payment handler id %q is also used at %s/id; ids tell handler instances apart", id, first)
 			} else {
-				seen[id] = p
+				seen.put(id, p)
 			}
 		}
 	})
+}
+
+// firstPaths remembers the path where each value was first seen. Profiles
+// list a handful of entries, so it compares them in turn, and takes a map
+// only when a document has many.
+type firstPaths[K comparable, P any] struct {
+	list [maxFirstPathList]firstPath[K, P]
+	n    int // used in list
+	m    map[K]P
+}
+
+type firstPath[K comparable, P any] struct {
+	k    K
+	path P
+}
+
+const maxFirstPathList = 8
+
+func (f *firstPaths[K, P]) get(k K) (P, bool) {
+	if f.m != nil {
+		p, ok := f.m[k]
+		return p, ok
+	}
+	for _, x := range f.list[:f.n] {
+		if x.k == k {
+			return x.path, true
+		}
+	}
+	var none P
+	return none, false
+}
+
+// put records the first path of k, which get did not find.
+func (f *firstPaths[K, P]) put(k K, path P) {
+	if f.m == nil && f.n < maxFirstPathList {
+		f.list[f.n] = firstPath[K, P]{k, path}
+		f.n++
+		return
+	}
+	if f.m == nil {
+		f.m = make(map[K]P, 2*maxFirstPathList)
+		for _, x := range f.list[:f.n] {
+			f.m[x.k] = x.path
+		}
+	}
+	f.m[k] = path
 }
 
 // keyRules applies the naming rules to the keys of a service or capability
@@ -368,9 +502,13 @@ func (c *checker) keyRules(reg registry) {
 
 // entryVersion checks an entry's version, and for dev.ucp.* services and
 // capabilities that it equals ucp.version.
-func (c *checker) entryVersion(key, p string, e map[string]any, devUCP bool) {
-	v, ok := e["version"].(string)
-	if !ok || !c.dateValue(p, "version", v, "version") {
+func (c *checker) entryVersion(key string, p entryPath, e *entry, devUCP bool) {
+	v, ok := e.version.(string)
+	if !ok {
+		return
+	}
+	if !validDate(v) {
+		c.dateValue(p.String(), "version", v, "version")
 		return
 	}
 	if !devUCP || c.version == "" || !strings.HasPrefix(key, "dev.ucp.") || v == c.version {
@@ -380,91 +518,94 @@ func (c *checker) entryVersion(key, p string, e map[string]any, devUCP bool) {
 	if !atLeast(c.release, "2026-08-25") {
 		sev = SevWarning
 	}
-	c.add(sev, ruleDevUCPMatch, p+"/version", "%s entries must carry the profile's version %s, not %s; platforms drop mismatching entries (older versions belong in supported_versions profiles)", key, c.version, v)
+	c.add(sev, ruleDevUCPMatch, p.at("/version"), "%s entries must carry the profile's version %s, not %s; platforms drop mismatching entries (older versions belong in supported_versions profiles)", key, c.version, v)
 }
 
-// specURL checks an entry's spec URL: https, any host.
-func (c *checker) specURL(p string, e map[string]any) {
-	s, ok := e["spec"].(string)
+// specURL checks an entry's spec URL: https, any host. It returns the
+// URL's analysis, and false when there is no spec string.
+func (c *checker) specURL(p entryPath, e *entry) (urlInfo, bool) {
+	s, ok := e.spec.(string)
 	if !ok {
-		return
+		return urlInfo{}, false
 	}
 	info := c.url(s)
 	if info.err != nil {
-		c.fs.rule(ruleSpecHTTPS, p+"/spec", "the spec URL is not a valid absolute URL: %v", info.err)
-		return
+		c.fs.rule(ruleSpecHTTPS, p.at("/spec"), "the spec URL is not a valid absolute URL: %v", info.err)
+		return info, true
 	}
 	if info.web.scheme != "https" {
-		c.fs.rule(ruleSpecHTTPS, p+"/spec", "the spec URL must use https, not %s:", info.web.scheme)
+		c.fs.rule(ruleSpecHTTPS, p.at("/spec"), "the spec URL must use https, not %s:", info.web.scheme)
 	}
+	return info, true
 }
 
-// schemaURL applies the authority binding and host rules to an entry's schema.
-func (c *checker) schemaURL(key, p string, e map[string]any) {
-	s, ok := e["schema"].(string)
+// schemaURL applies the authority binding and host rules to an entry's
+// schema. It returns the URL's analysis, and false when there is no schema
+// string.
+func (c *checker) schemaURL(key string, p entryPath, e *entry) (urlInfo, bool) {
+	s, ok := e.schema.(string)
 	if !ok {
-		return
+		return urlInfo{}, false
 	}
-	p += "/schema"
 	info := c.url(s)
 	host := info.auth
 	if info.authErr != nil {
-		c.fs.rule(ruleAuthority, p, "the schema URL %s cannot be bound to %s: %v; platforms treat the entry as absent", s, key, info.authErr)
-		return
+		c.fs.rule(ruleAuthority, p.at("/schema"), "the schema URL %s cannot be bound to %s: %v; platforms treat the entry as absent", s, key, info.authErr)
+		return info, true
 	}
 	if !boundTo(key, host) {
-		c.fs.rule(ruleAuthority, p, "the schema URL's host %s does not match the namespace of %s; %s would need a schema on %s (or a subdomain of it); platforms must not fetch it and treat the entry as absent",
+		c.fs.rule(ruleAuthority, p.at("/schema"), "the schema URL's host %s does not match the namespace of %s; %s would need a schema on %s (or a subdomain of it); platforms must not fetch it and treat the entry as absent",
 			host, key, key, namespaceHost(key))
 	}
 	if info.err == nil {
-		c.publicHost(p, info.web, "the schema URL")
+		if why := hostProblem(info.web.host); why != "" {
+			c.fs.rule(rulePublicHost, p.at("/schema"), "the schema URL's host %s %s; fetchers must refuse it", info.web.host, why)
+		}
 	}
 	if suffix := sharedSuffix(host); suffix != "" {
-		c.fs.rule(ruleSharedSuffix, p, "the schema host %s is under the shared hosting suffix %s; publish under a registrable domain you control", host, suffix)
+		c.fs.rule(ruleSharedSuffix, p.at("/schema"), "the schema host %s is under the shared hosting suffix %s; publish under a registrable domain you control", host, suffix)
 	}
+	return info, true
 }
 
-// officialSchemaURL checks that a dev.ucp.* capability schema on ucp.dev is
-// pinned to the entry's release.
-func (c *checker) officialSchemaURL(p string, e map[string]any, s string) {
-	info := c.url(s)
+// officialSchemaURL checks that a dev.ucp.* capability schema on ucp.dev
+// (info is its analysis) is pinned to the entry's release.
+func (c *checker) officialSchemaURL(p entryPath, e *entry, info *urlInfo) {
 	u := info.web
 	if info.err != nil || u.host != "ucp.dev" {
 		return
 	}
-	v, _ := e["version"].(string)
+	v, _ := e.version.(string)
 	if !validDate(v) {
 		return
 	}
-	if rest, ok := strings.CutPrefix(u.path, "/"+v); !ok || !strings.HasPrefix(rest, "/schemas/") {
-		c.fs.rule(ruleOfficialURL, p+"/schema", "official schemas are pinned per release: expected a path under /%s/schemas/, got %s", v, u.path)
+	// u.path starts with "/" + v, then "/schemas/".
+	if !(len(u.path) > len(v) && u.path[0] == '/' && u.path[1:1+len(v)] == v && strings.HasPrefix(u.path[1+len(v):], "/schemas/")) {
+		c.fs.rule(ruleOfficialURL, p.at("/schema"), "official schemas are pinned per release: expected a path under /%s/schemas/, got %s", v, u.path)
 	}
 }
 
-// specAuthority applies the 2026-04-08 rule that a capability's spec URL is
-// on its namespace's origin too.
-func (c *checker) specAuthority(key, p string, e map[string]any) {
-	s, ok := e["spec"].(string)
-	if !ok {
+// specAuthority applies the 2026-04-08 rule that a capability's spec URL
+// (info is its analysis) is on its namespace's origin too.
+func (c *checker) specAuthority(key string, p entryPath, e *entry, info *urlInfo) {
+	s, _ := e.spec.(string)
+	if info.authErr == nil && boundTo(key, info.auth) {
 		return
 	}
-	if info := c.url(s); info.authErr == nil && boundTo(key, info.auth) {
-		return
-	}
-	c.fs.rule(ruleSpecAuthority, p+"/spec", "in UCP 2026-04-08 a capability's spec URL must be on the origin of its namespace (%s for %s), not %s", namespaceHost(key), key, s)
+	c.fs.rule(ruleSpecAuthority, p.at("/spec"), "in UCP 2026-04-08 a capability's spec URL must be on the origin of its namespace (%s for %s), not %s", namespaceHost(key), key, s)
 }
 
 // extendsFormat checks that extends names are reverse-domain names.
-func (c *checker) extendsFormat(p string, e map[string]any) {
-	switch x := e["extends"].(type) {
+func (c *checker) extendsFormat(p entryPath, e *entry) {
+	switch x := e.extends.(type) {
 	case string:
 		if !reverseDomain(x) {
-			c.fs.rule(ruleKeyFormat, p+"/extends", "extends %q is not a reverse-domain capability name", x)
+			c.fs.rule(ruleKeyFormat, p.at("/extends"), "extends %q is not a reverse-domain capability name", x)
 		}
 	case []any:
 		for i, v := range x {
 			if s, ok := v.(string); ok && !reverseDomain(s) {
-				c.fs.rule(ruleKeyFormat, p+"/extends/"+itoa(i), "extends %q is not a reverse-domain capability name", s)
+				c.fs.rule(ruleKeyFormat, p.at("/extends/"+itoa(i)), "extends %q is not a reverse-domain capability name", s)
 			}
 		}
 	}
@@ -473,12 +614,12 @@ func (c *checker) extendsFormat(p string, e map[string]any) {
 // capabilityConfig validates an entry of a known capability against that
 // capability's business schema. Errors the profile schema already reports
 // (the shared capability shape) are left out.
-func (c *checker) capabilityConfig(key, p string, e map[string]any) {
+func (c *checker) capabilityConfig(key string, p entryPath, e *entry) {
 	sch, ok := c.capConfig[key]
 	if !ok || !atLeast(c.release, TargetRelease) {
 		return
 	}
-	err := sch.validate(any(e))
+	err := sch.validate(any(e.m))
 	if err == nil {
 		return
 	}
@@ -494,17 +635,17 @@ func (c *checker) capabilityConfig(key, p string, e map[string]any) {
 		}
 		msg := schemaMessage(l, ruleCapConfig)
 		msg = key + " " + strings.TrimPrefix(msg, "JSON Schema: ")
-		c.fs.rule(ruleCapConfig, p+leafPath(e, l), "%s (checked against the capability's business schema)", msg)
+		c.fs.rule(ruleCapConfig, p.at(leafPath(e.m, l)), "%s (checked against the capability's business schema)", msg)
 	}
 }
 
 // identityProviders flags an oauth2 provider on the profile's own host: a
 // business must not list its own authorization server.
-func (c *checker) identityProviders(p string, e map[string]any) {
+func (c *checker) identityProviders(p entryPath, e *entry) {
 	if c.env.profileHost == "" {
 		return
 	}
-	cfg, _ := e["config"].(map[string]any)
+	cfg, _ := e.m["config"].(map[string]any)
 	providers, _ := cfg["providers"].(map[string]any)
 	for _, name := range sortedKeys(providers) {
 		list, _ := providers[name].([]any)
@@ -520,7 +661,7 @@ func (c *checker) identityProviders(p string, e map[string]any) {
 				continue
 			}
 			if sameSite(u.host, c.env.profileHost) {
-				c.fs.rule(ruleSelfProvider, p+"/config/providers/"+escapeToken(name)+"/"+itoa(i)+"/auth_url",
+				c.fs.rule(ruleSelfProvider, p.at("/config/providers/"+escapeToken(name)+"/"+itoa(i)+"/auth_url"),
 					"%s is the store's own host (%s); businesses must not list their own authorization server as a provider (direct OAuth already covers it)", u.host, c.env.profileHost)
 			}
 		}
@@ -533,13 +674,29 @@ func (c *checker) identityProviders(p string, e map[string]any) {
 // or a live extension entry; an entry listing itself is not its own parent.
 func (c *checker) orphans() {
 	type ext struct {
-		key, path string
-		parents   []string
-		orphan    bool
+		key      string
+		ki       int // index of key in keys
+		i        int // index in the key's array
+		from, to int // the parents in names
+		orphan   bool
 	}
-	var exts []*ext
-	roots := map[string]bool{}
-	for _, key := range c.capabilityKeys {
+	var extBuf [8]ext
+	var nameBuf [16]string
+	exts := extBuf[:0]
+	names := nameBuf[:0] // the parents of every extension, one after another
+	// roots[i] says whether keys[i] has a root entry, live[i] counts its live
+	// extension entries.
+	keys := c.capabilityKeys
+	var rootBuf [16]bool
+	var liveBuf [16]int
+	var roots []bool
+	var live []int
+	if len(keys) <= len(rootBuf) {
+		roots, live = rootBuf[:len(keys)], liveBuf[:len(keys)]
+	} else {
+		roots, live = make([]bool, len(keys)), make([]int, len(keys))
+	}
+	for ki, key := range keys {
 		if !reverseDomain(key) {
 			continue
 		}
@@ -549,38 +706,42 @@ func (c *checker) orphans() {
 			if !ok {
 				continue
 			}
-			var parents []string
+			from := len(names)
 			switch x := e["extends"].(type) {
 			case nil:
-				roots[key] = true
+				roots[ki] = true
 				continue
 			case string:
-				parents = []string{x}
+				names = append(names, x)
 			case []any:
 				for _, p := range x {
 					if s, ok := p.(string); ok {
-						parents = append(parents, s)
+						names = append(names, s)
 					}
 				}
 			default:
 				continue // the schema reports it
 			}
-			exts = append(exts, &ext{key: key, path: "/ucp/capabilities/" + escapeToken(key) + "/" + itoa(i), parents: parents})
+			exts = append(exts, ext{key: key, ki: ki, i: i, from: from, to: len(names)})
 		}
 	}
-	live := map[string]int{} // live extension entries per key
-	for _, x := range exts {
-		live[x.key]++
+	for i := range exts {
+		x := &exts[i]
+		live[x.ki]++
 	}
-	active := func(name string) bool { return roots[name] || live[name] > 0 }
+	active := func(name string) bool {
+		i, found := slices.BinarySearch(keys, name)
+		return found && (roots[i] || live[i] > 0)
+	}
 	for changed := true; changed; {
 		changed = false
-		for _, x := range exts {
+		for i := range exts {
+			x := &exts[i]
 			if x.orphan {
 				continue
 			}
 			alive := false
-			for _, p := range x.parents {
+			for _, p := range names[x.from:x.to] {
 				if p != x.key && active(p) {
 					alive = true
 					break
@@ -588,24 +749,26 @@ func (c *checker) orphans() {
 			}
 			if !alive {
 				x.orphan, changed = true, true
-				live[x.key]--
+				live[x.ki]--
 			}
 		}
 	}
-	for _, x := range exts {
+	path := func(x *ext) string { return "/ucp/capabilities/" + escapeToken(x.key) + "/" + itoa(x.i) + "/extends" }
+	for i := range exts {
+		x := &exts[i]
 		if x.orphan {
-			c.fs.rule(ruleOrphan, x.path+"/extends", "%s extends %s, but no parent is an active capability of this profile; the extension can never take effect and must be left out",
-				x.key, strings.Join(x.parents, ", "))
+			c.fs.rule(ruleOrphan, path(x), "%s extends %s, but no parent is an active capability of this profile; the extension can never take effect and must be left out",
+				x.key, strings.Join(names[x.from:x.to], ", "))
 			continue
 		}
 		var missing []string
-		for _, p := range x.parents {
+		for _, p := range names[x.from:x.to] {
 			if !active(p) {
 				missing = append(missing, p)
 			}
 		}
-		if len(missing) > 0 && len(x.parents) > 1 {
-			c.fs.rule(rulePartialParent, x.path+"/extends", "%s applies only where its parents are active; %s %s not declared", x.key, strings.Join(missing, ", "), isAre(len(missing)))
+		if len(missing) > 0 && x.to-x.from > 1 {
+			c.fs.rule(rulePartialParent, path(x), "%s applies only where its parents are active; %s %s not declared", x.key, strings.Join(missing, ", "), isAre(len(missing)))
 		}
 	}
 }
@@ -728,27 +891,24 @@ func (c *checker) add(sev Severity, rule, path, format string, args ...any) {
 
 // sortedKeys returns m's keys in order; nil for a nil map.
 func sortedKeys(m map[string]any) []string {
-	if len(m) == 0 {
-		return nil
-	}
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
+	keys, _ := appendSortedKeys(nil, m)
 	return keys
 }
 
-func itoa(i int) string {
-	if i >= 0 && i < 10 {
-		return string(rune('0' + i))
+// appendSortedKeys appends m's keys to block, sorted, and returns them (nil
+// for an empty m, capped so that appending to them copies) and block.
+func appendSortedKeys(block []string, m map[string]any) (keys, _ []string) {
+	if len(m) == 0 {
+		return nil, block
 	}
-	var b [20]byte
-	n := len(b)
-	for i > 0 {
-		n--
-		b[n] = byte('0' + i%10)
-		i /= 10
+	start := len(block)
+	for k := range m {
+		block = append(block, k)
 	}
-	return string(b[n:])
+	keys = block[start:len(block):len(block)]
+	slices.Sort(keys)
+	return keys, block
 }
+
+// itoa formats an array index; small ones cost no allocation.
+func itoa(i int) string { return strconv.Itoa(i) }

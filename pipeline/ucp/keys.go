@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"strings"
+	"unsafe"
 )
 
 // privateMembers are JWK members that carry private key material.
@@ -31,38 +32,40 @@ func (c *checker) keys() {
 		c.add(SevWarning, ruleKeysLocation, "/keys", "UCP %s verifiers read signing keys from signing_keys; the top-level keys array is the 2026-08-25 location", c.release)
 	}
 	for i, v := range alt {
-		if k, ok := v.(map[string]any); ok {
-			c.noPrivate("/"+other+"/"+itoa(i), k)
+		if m, ok := v.(map[string]any); ok {
+			k := readJWK(m)
+			c.noPrivate("/"+other+"/"+itoa(i), &k)
 		}
 	}
 	usable := 0
 	es256 := false
-	kids := map[string]string{}
+	var kids firstPaths[string, string]
 	for i, v := range main {
-		k, ok := v.(map[string]any)
+		m, ok := v.(map[string]any)
 		if !ok {
 			continue // the schema reports it
 		}
+		k := readJWK(m)
 		p := "/" + canonical + "/" + itoa(i)
-		c.noPrivate(p, k)
-		c.keyShape(p, k)
-		kty, _ := k["kty"].(string)
-		crv, _ := k["crv"].(string)
+		c.noPrivate(p, &k)
+		c.keyShape(p, &k)
+		kty, _ := k.kty.(string)
+		crv, _ := k.crv.(string)
 		if kty == "EC" && crv == "P-256" {
 			es256 = true
 		}
-		if kid, ok := k["kid"].(string); ok {
-			if first, dup := kids[kid]; dup {
-				c.fs.rule(ruleKidUnique, p+"/kid", "kid %q is also used at %s; verifiers select keys by kid", kid, first)
+		if kid, ok := k.kid.(string); ok {
+			if first, dup := kids.get(kid); dup {
+				c.fs.rule(ruleKidUnique, p+"/kid", "kid %q is also used at %s/kid; verifiers select keys by kid", kid, first)
 			} else {
-				kids[kid] = p + "/kid"
+				kids.put(kid, p)
 			}
-			c.thumbprint(p, kid, k)
+			c.thumbprint(p, kid, &k)
 		}
-		if use, _ := k["use"].(string); use == "enc" {
+		if use, _ := k.use.(string); use == "enc" {
 			continue
 		}
-		if ops, ok := k["key_ops"].([]any); ok && !containsString(ops, "verify") {
+		if ops, ok := k.keyOps.([]any); ok && !containsString(ops, "verify") {
 			continue
 		}
 		usable++
@@ -78,11 +81,81 @@ func (c *checker) keys() {
 	}
 }
 
+// jwk is a published key with the members the rules read, each looked up
+// once; a member that is absent is nil.
+type jwk struct {
+	kid, kty, crv, x, y, alg, use, keyOps any
+	// present has a bit for each of the members above that is present,
+	// private one for each of privateMembers.
+	present, private uint8
+}
+
+// Bits of jwk.present.
+const (
+	jwkKid = 1 << iota
+	jwkKty
+	jwkCrv
+	jwkX
+	jwkY
+	jwkAlg
+	jwkUse
+)
+
+func readJWK(m map[string]any) jwk {
+	var k jwk
+	known := 0 // members found so far
+	get := func(name string, bit uint8) any {
+		v, ok := m[name]
+		if ok {
+			k.present |= bit
+			known++
+		}
+		return v
+	}
+	k.kid, k.kty, k.crv = get("kid", jwkKid), get("kty", jwkKty), get("crv", jwkCrv)
+	k.x, k.y, k.alg, k.use = get("x", jwkX), get("y", jwkY), get("alg", jwkAlg), get("use", jwkUse)
+	k.keyOps = get("key_ops", 0)
+	if known == len(m) {
+		return k // no other member, so no private one
+	}
+	for i, name := range privateMembers {
+		if _, ok := m[name]; ok {
+			k.private |= 1 << i
+		}
+	}
+	return k
+}
+
+// member returns the member of k named by one of the jwk bits.
+func (k *jwk) member(bit uint8) (name string, v any, present bool) {
+	switch bit {
+	case jwkKid:
+		name, v = "kid", k.kid
+	case jwkKty:
+		name, v = "kty", k.kty
+	case jwkCrv:
+		name, v = "crv", k.crv
+	case jwkX:
+		name, v = "x", k.x
+	case jwkY:
+		name, v = "y", k.y
+	case jwkAlg:
+		name, v = "alg", k.alg
+	case jwkUse:
+		name, v = "use", k.use
+	}
+	return name, v, k.present&bit != 0
+}
+
 // noPrivate reports private key members.
-func (c *checker) noPrivate(p string, k map[string]any) {
-	var found []string
-	for _, m := range privateMembers {
-		if _, ok := k[m]; ok {
+func (c *checker) noPrivate(p string, k *jwk) {
+	if k.private == 0 {
+		return
+	}
+	var buf [8]string
+	found := buf[:0]
+	for i, m := range privateMembers {
+		if k.private&(1<<i) != 0 {
 			found = append(found, m)
 		}
 	}
@@ -99,52 +172,59 @@ var curveAlg = map[string]string{"P-256": "ES256", "P-384": "ES384", "Ed25519": 
 
 // keyShape checks the JWK members the spec requires, the curve/algorithm
 // pairing and the coordinate encoding.
-func (c *checker) keyShape(p string, k map[string]any) {
-	var missing []string
-	need := []string{"kid", "kty"}
-	switch k["kty"] {
+func (c *checker) keyShape(p string, k *jwk) {
+	var missingBuf [5]string
+	missing := missingBuf[:0]
+	need := []uint8{jwkKid, jwkKty, jwkCrv, jwkX, jwkY}
+	switch k.kty {
 	case "EC":
-		need = append(need, "crv", "x", "y")
 	case "OKP":
-		need = append(need, "crv", "x")
+		need = need[:4]
+	default:
+		need = need[:2]
 	}
-	for _, m := range need {
-		if _, ok := k[m]; !ok {
+	for _, bit := range need {
+		if m, _, ok := k.member(bit); !ok {
 			missing = append(missing, m)
 		}
 	}
 	if len(missing) > 0 {
 		c.fs.rule(ruleKeysShape, p, "the key is missing %s", strings.Join(missing, ", "))
 	}
-	for _, m := range []string{"kid", "kty", "crv", "x", "y", "alg", "use"} {
-		if v, ok := k[m]; ok {
+	for _, bit := range []uint8{jwkKid, jwkKty, jwkCrv, jwkX, jwkY, jwkAlg, jwkUse} {
+		if m, v, ok := k.member(bit); ok {
 			if _, isString := v.(string); !isString {
 				c.fs.rule(ruleKeysShape, p+"/"+m, "%s must be a string", m)
 			}
 		}
 	}
-	crv, _ := k["crv"].(string)
-	if alg, ok := k["alg"].(string); ok {
+	crv, _ := k.crv.(string)
+	if alg, ok := k.alg.(string); ok {
 		if want, known := curveAlg[crv]; known && alg != want {
 			c.fs.rule(ruleKeysShape, p+"/alg", "a %s key must use alg %s, not %s", crv, want, alg)
 		}
 	}
-	kty, _ := k["kty"].(string)
+	kty, _ := k.kty.(string)
 	n, known := curveBytes[crv]
 	if !known || (kty != "EC" && kty != "OKP") {
 		return
 	}
-	coords := []string{"x"}
-	if kty == "EC" {
-		coords = append(coords, "y")
+	coords := []uint8{jwkX, jwkY}
+	if kty != "EC" {
+		coords = coords[:1]
 	}
-	var raw [][]byte
-	for _, m := range coords {
-		s, ok := k[m].(string)
+	// point is the uncompressed point 0x04 || x || y; the coordinates are
+	// decoded into it.
+	var point [1 + 2*48]byte
+	point[0] = 4
+	off := 1
+	for _, bit := range coords {
+		m, v, _ := k.member(bit)
+		s, ok := v.(string)
 		if !ok {
 			return
 		}
-		b, err := base64.RawURLEncoding.DecodeString(s)
+		b, err := decodeBase64URL(point[off:], s)
 		switch {
 		case err != nil:
 			c.fs.rule(ruleKeysEncoding, p+"/"+m, "%s is not unpadded base64url", m)
@@ -153,7 +233,7 @@ func (c *checker) keyShape(p string, k map[string]any) {
 			c.fs.rule(ruleKeysEncoding, p+"/"+m, "%s decodes to %d bytes; a %s coordinate has %d", m, len(b), crv, n)
 			return
 		}
-		raw = append(raw, b)
+		off += copy(point[off:], b) // in place, unless s was too long to decode there
 	}
 	if kty == "EC" {
 		curve := ecdh.P256()
@@ -162,8 +242,7 @@ func (c *checker) keyShape(p string, k map[string]any) {
 		} else if crv != "P-256" {
 			return
 		}
-		point := append(append([]byte{4}, raw[0]...), raw[1]...)
-		if _, err := curve.NewPublicKey(point); err != nil {
+		if _, err := curve.NewPublicKey(point[:off]); err != nil {
 			c.fs.rule(ruleKeysEncoding, p, "x and y are not a point on %s", crv)
 		}
 	}
@@ -171,44 +250,61 @@ func (c *checker) keyShape(p string, k map[string]any) {
 
 // thumbprint reports a kid that looks like an RFC 7638 SHA-256 thumbprint
 // but is not this key's: it would break Web Bot Auth verification.
-func (c *checker) thumbprint(p, kid string, k map[string]any) {
-	if len(kid) != 43 || strings.Trim(kid, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") != "" {
+func (c *checker) thumbprint(p, kid string, k *jwk) {
+	if len(kid) != 43 {
 		return
 	}
-	var members []string
-	switch k["kty"] {
+	for i := 0; i < len(kid); i++ {
+		if c := kid[i]; !(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			return
+		}
+	}
+	var members []uint8
+	switch k.kty {
 	case "EC":
-		members = []string{"crv", "kty", "x", "y"}
+		members = []uint8{jwkCrv, jwkKty, jwkX, jwkY}
 	case "OKP":
-		members = []string{"crv", "kty", "x"}
+		members = []uint8{jwkCrv, jwkKty, jwkX}
 	default:
 		return
 	}
-	var b strings.Builder
-	b.WriteByte('{')
-	for i, m := range members {
-		s, ok := k[m].(string)
+	var buf [256]byte
+	b := append(buf[:0], '{')
+	for i, bit := range members {
+		m, v, _ := k.member(bit)
+		s, ok := v.(string)
 		if !ok {
 			return
 		}
 		if i > 0 {
-			b.WriteByte(',')
+			b = append(b, ',')
 		}
-		b.WriteString(`"` + m + `":`)
+		b = append(append(append(b, '"'), m...), `":`...)
 		if plainJSONString(s) {
-			b.WriteByte('"')
-			b.WriteString(s)
-			b.WriteByte('"')
+			b = append(append(append(b, '"'), s...), '"')
 		} else {
 			q, _ := json.Marshal(s)
-			b.Write(q)
+			b = append(b, q...)
 		}
 	}
-	b.WriteByte('}')
-	sum := sha256.Sum256([]byte(b.String()))
-	if want := base64.RawURLEncoding.EncodeToString(sum[:]); want != kid {
-		c.fs.rule(ruleThumbprint, p+"/kid", "the kid looks like a JWK thumbprint but this key's RFC 7638 thumbprint is %s; Web Bot Auth signatures look keys up by thumbprint", want)
+	b = append(b, '}')
+	sum := sha256.Sum256(b)
+	var enc [43]byte // base64url of 32 bytes
+	base64.RawURLEncoding.Encode(enc[:], sum[:])
+	if string(enc[:]) != kid {
+		c.fs.rule(ruleThumbprint, p+"/kid", "the kid looks like a JWK thumbprint but this key's RFC 7638 thumbprint is %s; Web Bot Auth signatures look keys up by thumbprint", string(enc[:]))
 	}
+}
+
+// decodeBase64URL is base64.RawURLEncoding.DecodeString(s), decoded into
+// buf when it is large enough.
+func decodeBase64URL(buf []byte, s string) ([]byte, error) {
+	if base64.RawURLEncoding.DecodedLen(len(s)) > len(buf) {
+		return base64.RawURLEncoding.DecodeString(s)
+	}
+	// Decode only reads its source: a view of s will do.
+	n, err := base64.RawURLEncoding.Decode(buf, unsafe.Slice(unsafe.StringData(s), len(s)))
+	return buf[:n], err
 }
 
 func containsString(list []any, s string) bool {

@@ -87,6 +87,7 @@ func (v *Validator) ValidateURL(ctx context.Context, rawURL string, opts URLOpti
 	if r.doc != nil {
 		v.online(ctx, r, opts)
 	}
+	r.done()
 	r.assemble(r.fs)
 	return &r.Report, nil
 }
@@ -340,6 +341,7 @@ func (v *Validator) leaf(ctx context.Context, fs *findings, key, leafURL string)
 		return
 	}
 	lr, ok := v.validate(ctx, resp.Body, checkEnv{profileHost: hostOf(resp.URL)})
+	defer lr.done()
 	if !ok {
 		for _, f := range lr.fs {
 			fs.rule(ruleSVLeaf, p, "the %s profile at %s is not a profile: %s", key, leafURL, f.Message)

@@ -2,11 +2,14 @@ package ucp
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sync"
 	"unicode/utf16"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // maxDepth bounds the nesting of a profile. Real profiles nest less than 15
@@ -14,46 +17,179 @@ import (
 const maxDepth = 256
 
 // parseProfile decodes raw into a JSON value (numbers as json.Number, as the
-// schema library expects) and a compact copy to echo in the report. A
-// document that is not JSON gives an error in words a store owner can act on.
-// Invalid UTF-8 inside strings is reported but does not stop the checks.
+// schema library expects) and a copy to echo in the report. A document that
+// is not JSON gives an error in words a store owner can act on. Invalid
+// UTF-8 inside strings is reported but does not stop the checks.
+//
+// The value's strings are views of the echo: one copy of the input serves
+// both. A report must therefore keep no string of the value once it is
+// returned (its caller owns the echo and may write to it); validate copies
+// the one it keeps, ucp.version.
 func parseProfile(raw []byte, fs *findings) (any, json.RawMessage, error) {
+	doc, echo, _, err := parseDocument(raw, fs)
+	return doc, echo, err
+}
+
+// parseDocument is parseProfile, and also returns the document's maps, to
+// be recycled when the document is no longer used (nil when there is no
+// document).
+func parseDocument(raw []byte, fs *findings) (any, json.RawMessage, *docMaps, error) {
 	trimmed := bytes.TrimLeft(raw, " \t\r\n")
 	switch {
 	case len(trimmed) == 0:
-		return nil, nil, errors.New("the profile is empty")
+		return nil, nil, nil, errors.New("the profile is empty")
 	case bytes.HasPrefix(trimmed, []byte("\xef\xbb\xbf")):
-		return nil, nil, errors.New("the profile starts with a UTF-8 byte order mark, which JSON parsers reject")
+		return nil, nil, nil, errors.New("the profile starts with a UTF-8 byte order mark, which JSON parsers reject")
 	case trimmed[0] == '<':
-		return nil, nil, errors.New("the body is HTML or XML, not JSON (an error page or a soft 404?)")
+		return nil, nil, nil, errors.New("the body is HTML or XML, not JSON (an error page or a soft 404?)")
 	}
-	p := parser{data: raw}
+	// The echo is a copy of the input (the caller may reuse its buffer);
+	// json.Marshal compacts a RawMessage. Nothing writes to it while the
+	// value is in use, so the strings may share its bytes.
+	echo := bytes.Clone(raw)
+	st := stackPool.Get().(*stacks)
+	maps := docMapsPool.Get().(*docMaps)
+	p := parser{data: echo, src: unsafe.String(unsafe.SliceData(echo), len(echo)), vals: st.vals, maps: maps}
 	doc, err := p.document()
+	st.keep(len(raw), p.vals[:p.valsHigh])
+	stackPool.Put(st)
 	if err != nil {
-		return nil, nil, fmt.Errorf("the profile is not valid JSON: %w", err)
+		maps.recycle()
+		return nil, nil, nil, fmt.Errorf("the profile is not valid JSON: %w", err)
 	}
 	if p.badUTF8 {
 		fs.rule(ruleJSONObject, "", "the profile is not valid UTF-8; invalid bytes were read as U+FFFD")
 		// Echo the decoded value, so the report itself stays valid UTF-8.
 		b, err := json.Marshal(doc)
 		if err != nil {
-			return nil, nil, fmt.Errorf("the profile cannot be echoed: %w", err)
+			maps.recycle()
+			return nil, nil, nil, fmt.Errorf("the profile cannot be echoed: %w", err)
 		}
-		return doc, b, nil
+		return doc, b, maps, nil
 	}
-	// The echo is a copy of the input (the caller may reuse its buffer);
-	// json.Marshal compacts a RawMessage.
-	return doc, bytes.Clone(raw), nil
+	return doc, echo, maps, nil
+}
+
+// docMaps are the small maps of one parsed document. Maps are most of what
+// a parse allocates (a profile has dozens of objects), so once the document
+// is no longer used, recycle clears them for the objects of later parses.
+type docMaps struct {
+	free []map[string]any // cleared, ready for objects
+	used []map[string]any // taken by the document
+}
+
+var docMapsPool = sync.Pool{New: func() any { return new(docMaps) }}
+
+const (
+	// maxRecycledMap is the most members of a map that is recycled: up to
+	// eight, a map is one group of slots, and stays one after clear.
+	maxRecycledMap = 8
+	// maxFreeMaps bounds the maps kept for later parses.
+	maxFreeMaps = 512
+)
+
+// take returns an empty map for an object.
+func (d *docMaps) take() map[string]any {
+	var m map[string]any
+	if k := len(d.free); k > 0 {
+		m = d.free[k-1]
+		d.free[k-1] = nil
+		d.free = d.free[:k-1]
+	} else {
+		m = map[string]any{}
+	}
+	d.used = append(d.used, m)
+	return m
+}
+
+// recycle clears the document's small maps for later parses. Nothing may
+// use the document afterwards: not one of its maps may be kept anywhere.
+func (d *docMaps) recycle() {
+	if d == nil {
+		return
+	}
+	for _, m := range d.used {
+		if len(m) <= maxRecycledMap && len(d.free) < maxFreeMaps {
+			clear(m)
+			d.free = append(d.free, m)
+		}
+	}
+	clear(d.used)
+	d.used = d.used[:0]
+	docMapsPool.Put(d)
+}
+
+// stacks are a parser's work stack, kept for the next parse.
+type stacks struct {
+	vals []any
+}
+
+var stackPool = sync.Pool{New: func() any { return new(stacks) }}
+
+// maxKeptStacks is the largest document whose stacks are kept: a huge one
+// would leave huge stacks behind.
+const maxKeptStacks = 64 << 10
+
+// keep stores the stack of a parse of n bytes, emptied, for the next one;
+// vals is as much of it as the parse used.
+func (st *stacks) keep(n int, vals []any) {
+	clear(vals) // it must not keep the values alive
+	st.vals = nil
+	if n <= maxKeptStacks {
+		st.vals = vals[:0]
+	}
 }
 
 // parser decodes JSON as encoding/json does (UseNumber; invalid UTF-8 and
 // lone surrogates become U+FFFD; the last of duplicate keys wins), about
 // four times faster than encoding/json's Decoder, and bounds the nesting.
+//
+// Allocation is what a decode costs, so the parser avoids it where it can:
+// strings without escapes are slices of one copy of the input (src), objects
+// take maps recycled from documents that are done with (docMaps), and the
+// elements of an array are gathered on a stack and copied into a block
+// shared by the document's arrays.
 type parser struct {
 	data    []byte
+	src     string // data as a string, the strings' backing
 	pos     int
 	depth   int
 	badUTF8 bool
+
+	vals     []any // elements of the arrays being read
+	valsHigh int   // the most vals held, cleared when the parse ends
+	// maps gives the objects their maps; nil makes new ones.
+	maps *docMaps
+	// block is the free part of the current block that arrays' elements
+	// are carved from, blockSize its size when made.
+	block     []any
+	blockSize int
+}
+
+// maxBlock bounds the blocks of array elements.
+const maxBlock = 1024
+
+// newMap returns an empty map for an object.
+func (p *parser) newMap() map[string]any {
+	if p.maps == nil {
+		return map[string]any{}
+	}
+	return p.maps.take()
+}
+
+// newArray returns an array of n elements, usually carved from a shared
+// block: a document has dozens of small arrays.
+func (p *parser) newArray(n int) []any {
+	if n > len(p.block) {
+		p.blockSize = min(max(2*p.blockSize, 16), maxBlock)
+		if n > p.blockSize/2 {
+			return make([]any, n)
+		}
+		p.block = make([]any, p.blockSize)
+	}
+	a := p.block[:n:n] // capped: an append never reaches the next array
+	p.block = p.block[n:]
+	return a
 }
 
 // syntaxError is a JSON error with its position.
@@ -79,6 +215,9 @@ func (p *parser) failHere() error {
 }
 
 func (p *parser) document() (any, error) {
+	if p.src == "" && len(p.data) > 0 {
+		p.src = string(p.data)
+	}
 	v, err := p.value()
 	if err != nil {
 		return nil, err
@@ -91,15 +230,48 @@ func (p *parser) document() (any, error) {
 }
 
 func (p *parser) space() {
-	for p.pos < len(p.data) {
-		switch p.data[p.pos] {
-		case ' ', '\t', '\n', '\r':
-			p.pos++
-		default:
-			return
+	d, i := p.data, p.pos
+	for i < len(d) && d[i] <= ' ' && byteClass[d[i]]&classSpace != 0 {
+		i++
+		// Indentation comes in runs of spaces.
+		for i+8 <= len(d) && binary.LittleEndian.Uint64(d[i:]) == spaces8 {
+			i += 8
 		}
 	}
+	p.pos = i
 }
+
+// Eight bytes at a time, as little-endian words.
+const (
+	spaces8 = 0x2020202020202020
+	ones8   = 0x0101010101010101
+	highs8  = 0x8080808080808080
+)
+
+// plain8 reports whether the eight bytes of w all stand for themselves in a
+// string: no quote, backslash, control character or non-ASCII byte.
+func plain8(w uint64) bool {
+	zero := func(v uint64) uint64 { return (v - ones8) &^ v & highs8 } // the bytes of v that are 0
+	return (w&highs8 | (w-0x20*ones8)&^w&highs8 | zero(w^'"'*ones8) | zero(w^'\\'*ones8)) == 0
+}
+
+// Byte classes of the parser's hot loops.
+const (
+	classSpace = 1 << iota // JSON white space
+	classPlain             // stands for itself in a string: printable ASCII but " and \
+)
+
+var byteClass = func() (t [256]uint8) {
+	for _, c := range []byte(" \t\n\r") {
+		t[c] |= classSpace
+	}
+	for c := 0x20; c < 0x80; c++ {
+		if c != '"' && c != '\\' {
+			t[c] |= classPlain
+		}
+	}
+	return t
+}()
 
 func (p *parser) value() (any, error) {
 	p.space()
@@ -148,7 +320,7 @@ func (p *parser) object() (any, error) {
 		return nil, err
 	}
 	p.pos++ // {
-	m := map[string]any{}
+	m := p.newMap()
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == '}' {
 		p.pos++
@@ -173,7 +345,7 @@ func (p *parser) object() (any, error) {
 		if err != nil {
 			return nil, err
 		}
-		m[k] = v
+		m[k] = v // in order: the last of duplicate keys wins
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.failHere()
@@ -196,19 +368,20 @@ func (p *parser) array() (any, error) {
 		return nil, err
 	}
 	p.pos++ // [
-	a := []any{}
 	p.space()
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		p.depth--
-		return a, nil
+		return []any{}, nil
 	}
+	base := len(p.vals)
 	for {
 		v, err := p.value()
 		if err != nil {
 			return nil, err
 		}
-		a = append(a, v)
+		p.vals = append(p.vals, v)
+		p.valsHigh = max(p.valsHigh, len(p.vals))
 		p.space()
 		if p.pos >= len(p.data) {
 			return nil, p.failHere()
@@ -219,6 +392,9 @@ func (p *parser) array() (any, error) {
 		case ']':
 			p.pos++
 			p.depth--
+			a := p.newArray(len(p.vals) - base)
+			copy(a, p.vals[base:])
+			p.vals = p.vals[:base] // cleared when the parse ends
 			return a, nil
 		default:
 			return nil, p.failHere()
@@ -226,23 +402,15 @@ func (p *parser) array() (any, error) {
 	}
 }
 
-// commonKeys are member names of UCP profiles, returned without allocating.
-var commonKeys = func() map[string]string {
-	m := map[string]string{}
-	for _, k := range []string{"ucp", "version", "services", "capabilities", "payment_handlers", "supported_versions",
-		"map_order", "spec", "schema", "transport", "endpoint", "config", "id", "extends", "keys", "kid", "kty",
-		"crv", "x", "y", "use", "alg", "available_instruments", "type", "constraints", "delegate", "color_scheme",
-		"dev.ucp.shopping", "dev.ucp.shopping.checkout", "dev.ucp.shopping.cart", "dev.ucp.shopping.order",
-		"dev.ucp.shopping.catalog.search", "dev.ucp.shopping.catalog.lookup", "dev.ucp.shopping.fulfillment",
-		"dev.ucp.shopping.discount", "dev.ucp.shopping.buyer_consent", "dev.ucp.common.identity_linking", "scopes", "providers"} {
-		m[k] = k
-	}
-	return m
-}()
-
-// commonValues are string values of UCP profiles, boxed once.
-var commonValues = func() map[string]any {
+// boxedValues are string values common in UCP profiles, boxed once: a
+// string stored in an interface otherwise costs an allocation.
+var boxedValues = func() map[string]any {
 	m := map[string]any{}
+	defer func() {
+		for v := range m {
+			boxedShape[v[0]] |= 1 << len(v)
+		}
+	}()
 	for _, v := range []string{"2026-08-25", "2026-04-08", "2026-01-23", "2026-01-11", "rest", "mcp", "a2a", "embedded",
 		"EC", "OKP", "P-256", "P-384", "Ed25519", "ES256", "ES384", "EdDSA", "sig", "card", "shipping", "pickup", "light", "dark",
 		"dev.ucp.shopping.checkout", "dev.ucp.shopping.cart", "oauth2"} {
@@ -251,40 +419,58 @@ var commonValues = func() map[string]any {
 	return m
 }()
 
-// key decodes an object member name; common names cost no allocation.
+// key decodes an object member name; a plain one is a slice of src.
 func (p *parser) key() (string, error) {
+	start := p.pos + 1
 	lit, plain, err := p.span()
 	if err != nil {
 		return "", err
 	}
 	if plain {
-		if k, ok := commonKeys[string(lit)]; ok { // the lookup does not copy lit
-			return k, nil
-		}
-		return string(lit), nil
+		return p.src[start : start+len(lit)], nil
 	}
 	return p.unquote(lit), nil
 }
 
-// str decodes a string value; common values cost no allocation.
+// str decodes a string value; a plain one is a slice of src, and common
+// values cost no allocation at all.
 func (p *parser) str() (any, error) {
+	start := p.pos + 1
 	lit, plain, err := p.span()
 	if err != nil {
 		return nil, err
 	}
 	if plain {
-		if v, ok := commonValues[string(lit)]; ok {
-			return v, nil
+		if len(lit) > 0 && len(lit) < 64 && boxedShape[lit[0]]&(1<<len(lit)) != 0 {
+			if v, ok := boxedValues[string(lit)]; ok { // the lookup does not copy lit
+				return v, nil
+			}
 		}
-		return string(lit), nil
+		return p.src[start : start+len(lit)], nil
 	}
 	return p.unquote(lit), nil
 }
+
+// boxedShape has, for each first byte, a bit for the length of each boxed
+// value starting with it: most strings skip the lookup.
+var boxedShape [256]uint64
 
 // span checks the string literal at p.pos and returns its body; plain means
 // it has no escapes and is ASCII, so the body is the string.
 func (p *parser) span() (lit []byte, plain bool, err error) {
 	start := p.pos
+	// Most strings are plain ASCII: find the closing quote in one tight loop.
+	d, i := p.data, start+1
+	for i+8 <= len(d) && plain8(binary.LittleEndian.Uint64(d[i:])) {
+		i += 8
+	}
+	for i < len(d) && byteClass[d[i]]&classPlain != 0 {
+		i++
+	}
+	if i < len(d) && d[i] == '"' {
+		p.pos = i + 1
+		return d[start+1 : i], true, nil
+	}
 	p.pos++ // opening quote
 	plain = true
 	for {
@@ -431,7 +617,7 @@ func (p *parser) number() (any, error) {
 			return nil, p.failHere()
 		}
 	}
-	return json.Number(d[start:p.pos]), nil
+	return json.Number(p.src[start:p.pos]), nil
 }
 
 func position(raw []byte, off int64) (line, col int) {

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math/big"
 	"reflect"
+	"slices"
+	"strings"
 	"sync"
 	"unicode/utf8"
 
@@ -23,10 +25,30 @@ import (
 // (unevaluated*, dynamic references, contains, content, extensions, older
 // drafts) gets no quick plan and always goes through the library.
 type quick struct {
-	s *jsonschema.Schema
+	// The fields valid reads for every node come first, in one cache line.
 
-	types             uint8 // typeBits; 0 means any
-	ref               *quick
+	// boolean is the schema's value when it is true or false: 1 or 0; -1
+	// when it is an object.
+	boolean int8
+	// before and after say which keywords valid evaluates before and after
+	// the type-specific ones; kinds which types have keywords of their own.
+	// Most schema nodes use two or three keywords: the masks spare valid
+	// from looking at the rest.
+	before, after uint8
+	kinds         uint8
+	types         uint8 // typeBits; 0 means any
+	// members says whether object must visit every member of an instance
+	// (additional or pattern properties, property names); without it the
+	// declared properties are looked up instead, which costs less.
+	members      bool
+	noAdditional bool
+	uniqueItems  bool
+	ref          *quick
+	propList     []propQuick // properties, sorted by name (see planLookups)
+	// lookupRequired are the required members object looks up on their own.
+	lookupRequired []string
+	required       []string
+
 	allOf, anyOf      []*quick
 	oneOf             []*quick
 	not               *quick
@@ -35,18 +57,15 @@ type quick struct {
 	constant          *any
 	enum              []any
 
-	required        []string
 	properties      map[string]*quick
 	patternProps    []patternQuick
 	additional      *quick
-	noAdditional    bool
 	propertyNames   *quick
-	dependentReq    map[string][]string
+	dependentReq    []dependency
 	minProps        int
 	maxProps        int
 	minItems        int
 	maxItems        int
-	uniqueItems     bool
 	prefixItems     []*quick
 	items           *quick
 	minLen, maxLen  int
@@ -57,12 +76,44 @@ type quick struct {
 	exclusiveMax    *big.Rat
 	multipleOf      *big.Rat
 	hasNumberChecks bool
+
+	id int32 // the node's number in its plan, for the memo
+	s  *jsonschema.Schema
+}
+
+// dependency is one dependentRequired entry: when name is present, so must
+// required be.
+type dependency struct {
+	name     string
+	required []string
+}
+
+type propQuick struct {
+	name     string
+	q        *quick
+	required bool // the member is also required
 }
 
 type patternQuick struct {
 	re jsonschema.Regexp
 	q  *quick
 }
+
+// Keywords of quick.before and quick.after.
+const (
+	kConst = 1 << iota
+	kEnum
+	kFormat
+	kRef
+)
+
+const (
+	kNot = 1 << iota
+	kAllOf
+	kAnyOf
+	kOneOf
+	kIf
+)
 
 const (
 	tNull uint8 = 1 << iota
@@ -89,7 +140,43 @@ func newQuick(s *jsonschema.Schema) *quick {
 	if !ok {
 		return nil
 	}
+	for _, n := range memo {
+		n.planLookups()
+	}
 	return q
+}
+
+// planLookups decides which members object looks up, once the whole graph
+// is built. A required member that is also a declared property is looked up
+// once, for both; a declared property whose schema accepts anything and that
+// is not required is not looked up at all.
+func (q *quick) planLookups() {
+	q.lookupRequired = q.required
+	if q.members {
+		return // object visits every member and checks required apart
+	}
+	var list []propQuick
+	var extra []string
+	for _, p := range q.propList {
+		p.required = slices.Contains(q.required, p.name)
+		if p.required || !p.q.acceptsAll() {
+			list = append(list, p)
+		}
+	}
+	for _, r := range q.required {
+		if !slices.ContainsFunc(q.propList, func(p propQuick) bool { return p.name == r }) {
+			extra = append(extra, r)
+		}
+	}
+	q.propList, q.lookupRequired = list, extra
+}
+
+// acceptsAll reports whether q holds no keyword that can fail.
+func (q *quick) acceptsAll() bool {
+	if q.boolean >= 0 {
+		return q.boolean == 1
+	}
+	return q.before == 0 && q.after == 0 && q.kinds == 0 && q.types == 0
 }
 
 func buildQuick(s *jsonschema.Schema, memo map[*jsonschema.Schema]*quick) (*quick, bool) {
@@ -99,9 +186,13 @@ func buildQuick(s *jsonschema.Schema, memo map[*jsonschema.Schema]*quick) (*quic
 	if q, ok := memo[s]; ok {
 		return q, true
 	}
-	q := &quick{s: s, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
+	q := &quick{s: s, id: int32(len(memo)), boolean: -1, minProps: -1, maxProps: -1, minItems: -1, maxItems: -1, minLen: -1, maxLen: -1}
 	memo[s] = q
 	if s.Bool != nil {
+		q.boolean = 0
+		if *s.Bool {
+			q.boolean = 1
+		}
 		return q, true
 	}
 	if s.DraftVersion < 2019 || s.RecursiveRef != nil || s.DynamicRef != nil || len(s.Dependencies) > 0 ||
@@ -145,6 +236,10 @@ func buildQuick(s *jsonschema.Schema, memo map[*jsonschema.Schema]*quick) (*quic
 		for k, x := range s.Properties {
 			q.properties[k] = one(x)
 		}
+		for k, x := range q.properties {
+			q.propList = append(q.propList, propQuick{name: k, q: x})
+		}
+		slices.SortFunc(q.propList, func(a, b propQuick) int { return strings.Compare(a.name, b.name) })
 	}
 	for re, x := range s.PatternProperties {
 		q.patternProps = append(q.patternProps, patternQuick{re, one(x)})
@@ -156,7 +251,10 @@ func buildQuick(s *jsonschema.Schema, memo map[*jsonschema.Schema]*quick) (*quic
 		q.additional = one(a)
 	}
 	q.propertyNames = one(s.PropertyNames)
-	q.dependentReq = s.DependentRequired
+	q.members = q.patternProps != nil || q.additional != nil || q.noAdditional || q.propertyNames != nil
+	for k, deps := range s.DependentRequired {
+		q.dependentReq = append(q.dependentReq, dependency{k, deps})
+	}
 	q.minProps, q.maxProps = intOr(s.MinProperties), intOr(s.MaxProperties)
 	q.minItems, q.maxItems = intOr(s.MinItems), intOr(s.MaxItems)
 	q.uniqueItems = s.UniqueItems
@@ -166,7 +264,21 @@ func buildQuick(s *jsonschema.Schema, memo map[*jsonschema.Schema]*quick) (*quic
 	q.pattern = s.Pattern
 	q.minimum, q.maximum, q.exclusiveMin, q.exclusiveMax, q.multipleOf = s.Minimum, s.Maximum, s.ExclusiveMinimum, s.ExclusiveMaximum, s.MultipleOf
 	q.hasNumberChecks = s.Minimum != nil || s.Maximum != nil || s.ExclusiveMinimum != nil || s.ExclusiveMaximum != nil || s.MultipleOf != nil
+	q.before = flag(q.constant != nil, kConst) | flag(q.enum != nil, kEnum) | flag(q.format != nil, kFormat) | flag(q.ref != nil, kRef)
+	q.after = flag(q.not != nil, kNot) | flag(len(q.allOf) > 0, kAllOf) | flag(len(q.anyOf) > 0, kAnyOf) |
+		flag(len(q.oneOf) > 0, kOneOf) | flag(q.ifq != nil, kIf)
+	q.kinds = flag(q.minProps >= 0 || q.maxProps >= 0 || len(q.required) > 0 || len(q.dependentReq) > 0 || len(q.propList) > 0 || q.members, tObject) |
+		flag(q.minItems >= 0 || q.maxItems >= 0 || q.uniqueItems || len(q.prefixItems) > 0 || q.items != nil, tArray) |
+		flag(q.minLen >= 0 || q.maxLen >= 0 || q.pattern != nil, tString) |
+		flag(q.hasNumberChecks, tNumber)
 	return q, ok
+}
+
+func flag(b bool, f uint8) uint8 {
+	if b {
+		return f
+	}
+	return 0
 }
 
 func intOr(p *int) int {
@@ -180,27 +292,95 @@ func intOr(p *int) int {
 // tell (too deep, too large to compare).
 func (q *quick) check(v any) bool {
 	e := evalPool.Get().(*quickEval)
+	e.reset()
 	ok := q.valid(v, e, 0)
-	clear(e.memo)
+	if len(e.slots) > maxKeptMemo {
+		e.slots = nil // a huge document's table is not worth keeping
+	}
 	evalPool.Put(e)
 	return ok
 }
 
-// evalPool keeps memo maps (and their buckets) between validations.
-var evalPool = sync.Pool{New: func() any { return &quickEval{memo: map[quickKey]bool{}} }}
+// maxKeptMemo bounds the memo tables kept for later evaluations.
+const maxKeptMemo = 1 << 12
+
+// evalPool keeps memo tables between validations.
+var evalPool = sync.Pool{New: func() any { return new(quickEval) }}
 
 // quickEval is one evaluation's memo. The UCP schemas reach the same
 // definitions from several places (a service entry meets service.json's base
 // three times: through ucp base, through the business schema's base, and
 // through the business entry schema), so each (definition, object) pair is
 // evaluated once.
+//
+// The memo is a small open-addressing table rather than a Go map: keys are
+// two words that hash with a multiplication, and a generation number
+// empties the table in constant time.
 type quickEval struct {
-	memo map[quickKey]bool
+	slots []memoSlot // len is a power of two
+	used  int
+	gen   uint32
 }
 
-type quickKey struct {
-	q   *quick
+// memoSlot holds no pointer: the table costs the garbage collector nothing.
+type memoSlot struct {
 	obj uintptr // the map's identity; the document is alive and unchanged
+	q   int32   // the node's id
+	gen uint32  // the slot is empty unless gen is the evaluation's
+	ok  bool
+}
+
+// reset starts a new evaluation.
+func (e *quickEval) reset() {
+	e.used = 0
+	if e.gen++; e.gen == 0 { // wrapped: old slots could look current
+		clear(e.slots)
+		e.gen = 1
+	}
+	if e.slots == nil {
+		e.slots = make([]memoSlot, 256)
+	}
+}
+
+func (e *quickEval) slot(q int32, obj uintptr) int {
+	h := (uint64(q)*0x9e3779b97f4a7c15 ^ uint64(obj)) * 0xc2b2ae3d27d4eb4f
+	return int(h>>32) & (len(e.slots) - 1)
+}
+
+func (e *quickEval) lookup(q int32, obj uintptr) (ok, found bool) {
+	mask := len(e.slots) - 1
+	for i := e.slot(q, obj); ; i = (i + 1) & mask {
+		s := &e.slots[i]
+		if s.gen != e.gen {
+			return false, false
+		}
+		if s.q == q && s.obj == obj {
+			return s.ok, true
+		}
+	}
+}
+
+func (e *quickEval) store(q int32, obj uintptr, ok bool) {
+	if 2*(e.used+1) > len(e.slots) {
+		old := e.slots
+		e.slots = make([]memoSlot, 2*len(old))
+		e.used = 0
+		for _, s := range old {
+			if s.gen == e.gen {
+				e.store(s.q, s.obj, s.ok)
+			}
+		}
+	}
+	mask := len(e.slots) - 1
+	i := e.slot(q, obj)
+	for ; e.slots[i].gen == e.gen; i = (i + 1) & mask {
+		if s := &e.slots[i]; s.q == q && s.obj == obj { // a nested evaluation stored it
+			s.ok = ok
+			return
+		}
+	}
+	e.slots[i] = memoSlot{q: q, obj: obj, gen: e.gen, ok: ok}
+	e.used++
 }
 
 // ref evaluates a $ref target, memoised for objects.
@@ -209,12 +389,12 @@ func (e *quickEval) ref(q *quick, v any, depth int) bool {
 	if !ok {
 		return q.valid(v, e, depth)
 	}
-	k := quickKey{q, reflect.ValueOf(m).Pointer()}
-	if r, ok := e.memo[k]; ok {
+	obj := reflect.ValueOf(m).Pointer()
+	if r, found := e.lookup(q.id, obj); found {
 		return r
 	}
 	r := q.valid(v, e, depth)
-	e.memo[k] = r
+	e.store(q.id, obj, r)
 	return r
 }
 
@@ -223,8 +403,8 @@ func (q *quick) valid(v any, e *quickEval, depth int) bool {
 	if q == nil {
 		return true
 	}
-	if q.s.Bool != nil {
-		return *q.s.Bool
+	if q.boolean >= 0 {
+		return q.boolean == 1
 	}
 	if depth > quickMaxDepth {
 		return false
@@ -239,6 +419,65 @@ func (q *quick) valid(v any, e *quickEval, depth int) bool {
 			return false
 		}
 	}
+	switch q.before {
+	case 0:
+	case kRef: // the most common case, without a call
+		if !e.ref(q.ref, v, depth) {
+			return false
+		}
+	default:
+		if !q.validBefore(v, e, depth) {
+			return false
+		}
+	}
+	if q.kinds&t != 0 && !q.validKind(v, t, e, depth) {
+		return false
+	}
+	if q.after != 0 && !q.validAfter(v, e, depth) {
+		return false
+	}
+	return true
+}
+
+// validName is valid for an object member's name, which would cost an
+// allocation to pass as an interface. It evaluates what schemas of names use
+// ($ref, type, length, pattern) and leaves anything else to valid.
+func (q *quick) validName(k string, e *quickEval, depth int) bool {
+	if q == nil {
+		return true
+	}
+	if q.boolean >= 0 {
+		return q.boolean == 1
+	}
+	if q.before&^kRef != 0 || q.after != 0 {
+		return q.valid(k, e, depth)
+	}
+	if depth > quickMaxDepth {
+		return false
+	}
+	depth++
+	if q.types != 0 && q.types&tString == 0 {
+		return false
+	}
+	if q.ref != nil && !q.ref.validName(k, e, depth) {
+		return false
+	}
+	if q.kinds&tString != 0 {
+		if q.minLen >= 0 || q.maxLen >= 0 {
+			n := utf8.RuneCountInString(k)
+			if q.minLen >= 0 && n < q.minLen || q.maxLen >= 0 && n > q.maxLen {
+				return false
+			}
+		}
+		if q.pattern != nil && !q.pattern.MatchString(k) {
+			return false
+		}
+	}
+	return true
+}
+
+// validBefore evaluates const, enum, format and $ref.
+func (q *quick) validBefore(v any, e *quickEval, depth int) bool {
 	if q.constant != nil && !jsonEqual(v, *q.constant) {
 		return false
 	}
@@ -260,16 +499,22 @@ func (q *quick) valid(v any, e *quickEval, depth int) bool {
 	if q.ref != nil && !e.ref(q.ref, v, depth) {
 		return false
 	}
-	switch x := v.(type) {
-	case map[string]any:
-		if !q.object(x, e, depth) {
+	return true
+}
+
+// validKind evaluates the keywords of v's type.
+func (q *quick) validKind(v any, t uint8, e *quickEval, depth int) bool {
+	switch t {
+	case tObject:
+		if !q.object(v.(map[string]any), e, depth) {
 			return false
 		}
-	case []any:
-		if !q.array(x, e, depth) {
+	case tArray:
+		if !q.array(v.([]any), e, depth) {
 			return false
 		}
-	case string:
+	case tString:
+		x := v.(string)
 		if q.minLen >= 0 || q.maxLen >= 0 {
 			n := utf8.RuneCountInString(x)
 			if q.minLen >= 0 && n < q.minLen || q.maxLen >= 0 && n > q.maxLen {
@@ -279,11 +524,16 @@ func (q *quick) valid(v any, e *quickEval, depth int) bool {
 		if q.pattern != nil && !q.pattern.MatchString(x) {
 			return false
 		}
-	case json.Number:
-		if q.hasNumberChecks && !q.number(x) {
+	case tNumber:
+		if q.hasNumberChecks && !q.number(v.(json.Number)) {
 			return false
 		}
 	}
+	return true
+}
+
+// validAfter evaluates not, allOf, anyOf, oneOf and if.
+func (q *quick) validAfter(v any, e *quickEval, depth int) bool {
 	if q.not != nil && q.not.valid(v, e, depth) {
 		return false
 	}
@@ -333,21 +583,33 @@ func (q *quick) object(m map[string]any, e *quickEval, depth int) bool {
 	if q.minProps >= 0 && len(m) < q.minProps || q.maxProps >= 0 && len(m) > q.maxProps {
 		return false
 	}
-	for _, r := range q.required {
+	for _, r := range q.lookupRequired {
 		if _, ok := m[r]; !ok {
 			return false
 		}
 	}
-	for k, deps := range q.dependentReq {
-		if _, ok := m[k]; ok {
-			for _, d := range deps {
+	for _, dr := range q.dependentReq {
+		if _, ok := m[dr.name]; ok {
+			for _, d := range dr.required {
 				if _, ok := m[d]; !ok {
 					return false
 				}
 			}
 		}
 	}
-	if q.properties == nil && q.patternProps == nil && q.additional == nil && !q.noAdditional && q.propertyNames == nil {
+	if !q.members {
+		for _, p := range q.propList {
+			val, ok := m[p.name]
+			if !ok {
+				if p.required {
+					return false
+				}
+				continue
+			}
+			if !p.q.valid(val, e, depth) {
+				return false
+			}
+		}
 		return true
 	}
 	for k, val := range m {
@@ -374,7 +636,7 @@ func (q *quick) object(m map[string]any, e *quickEval, depth int) bool {
 				return false
 			}
 		}
-		if q.propertyNames != nil && !q.propertyNames.valid(k, e, depth) {
+		if q.propertyNames != nil && !q.propertyNames.validName(k, e, depth) {
 			return false
 		}
 	}
@@ -432,18 +694,18 @@ func (q *quick) number(n json.Number) bool {
 // JSON (which the library reports as invalid).
 func typeBits(v any) uint8 {
 	switch v.(type) {
+	case map[string]any:
+		return tObject
+	case string:
+		return tString
+	case []any:
+		return tArray
 	case nil:
 		return tNull
 	case bool:
 		return tBool
 	case json.Number:
 		return tNumber
-	case string:
-		return tString
-	case []any:
-		return tArray
-	case map[string]any:
-		return tObject
 	}
 	return 0
 }

@@ -3,7 +3,8 @@ package ucp
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -176,24 +177,26 @@ func (fs *findings) rule(rule, path, format string, args ...any) {
 // validity and summary.
 func (r *Report) assemble(fs findings) {
 	// A rule's own item replaces schema items of the same rule and path.
-	byRule := map[[2]string]bool{}
-	for _, f := range fs {
-		if !f.fromSchema {
-			byRule[[2]string{f.Rule, f.Path}] = true
+	var byRule map[[2]string]bool
+	if slices.ContainsFunc(fs, func(f finding) bool { return f.fromSchema }) {
+		byRule = map[[2]string]bool{}
+		for _, f := range fs {
+			if !f.fromSchema {
+				byRule[[2]string{f.Rule, f.Path}] = true
+			}
 		}
 	}
-	sort.SliceStable(fs, func(i, j int) bool {
-		a, b := fs[i], fs[j]
-		if a.Path != b.Path {
-			return a.Path < b.Path
+	slices.SortStableFunc(fs, func(a, b finding) int {
+		if c := strings.Compare(a.Path, b.Path); c != 0 {
+			return c
 		}
-		if a.Rule != b.Rule {
-			return a.Rule < b.Rule
+		if c := strings.Compare(a.Rule, b.Rule); c != 0 {
+			return c
 		}
-		if a.Message != b.Message {
-			return a.Message < b.Message
+		if c := strings.Compare(a.Message, b.Message); c != 0 {
+			return c
 		}
-		return a.sev < b.sev
+		return strings.Compare(string(a.sev), string(b.sev))
 	})
 	r.Errors, r.Warnings, r.Info = []Item{}, []Item{}, []Item{}
 	var last finding
@@ -226,32 +229,50 @@ func (r *Report) assemble(fs findings) {
 
 func (r *Report) summary() string {
 	var b strings.Builder
+	b.Grow(200)
 	if r.Valid {
 		b.WriteString("Valid UCP business profile")
 	} else {
 		b.WriteString("Not a valid UCP business profile")
 	}
-	fmt.Fprintf(&b, ": %s, %s, %s", plural(r.Counts.Errors, "error"), plural(r.Counts.Warnings, "warning"), plural(r.Counts.Info, "info item"))
+	b.WriteString(": ")
+	plural(&b, r.Counts.Errors, "error")
+	b.WriteString(", ")
+	plural(&b, r.Counts.Warnings, "warning")
+	b.WriteString(", ")
+	plural(&b, r.Counts.Info, "info item")
 	switch {
 	case !r.Schema.Checked && r.Schema.Error != "":
-		fmt.Fprintf(&b, "; the UCP %s JSON Schema could not be loaded, so the profile cannot be called valid", r.Schema.Release)
+		b.WriteString("; the UCP ")
+		b.WriteString(r.Schema.Release)
+		b.WriteString(" JSON Schema could not be loaded, so the profile cannot be called valid")
 	case !r.Schema.Checked:
 		b.WriteString("; the JSON Schema check did not run")
 	case *r.Schema.Valid:
-		fmt.Fprintf(&b, "; passes the UCP %s JSON Schema", r.Schema.Release)
+		b.WriteString("; passes the UCP ")
+		b.WriteString(r.Schema.Release)
+		b.WriteString(" JSON Schema")
 	default:
-		fmt.Fprintf(&b, "; fails the UCP %s JSON Schema (%s)", r.Schema.Release, plural(r.Schema.ErrorCount, "error"))
+		b.WriteString("; fails the UCP ")
+		b.WriteString(r.Schema.Release)
+		b.WriteString(" JSON Schema (")
+		plural(&b, r.Schema.ErrorCount, "error")
+		b.WriteString(")")
 	}
 	if r.DeclaredVersion != nil {
-		fmt.Fprintf(&b, "; declares version %q", *r.DeclaredVersion)
+		b.WriteString("; declares version ")
+		b.WriteString(strconv.Quote(*r.DeclaredVersion)) // as %q
 	}
 	b.WriteString(".")
 	return b.String()
 }
 
-func plural(n int, word string) string {
-	if n == 1 {
-		return "1 " + word
+// plural writes "1 word" or "n words".
+func plural(b *strings.Builder, n int, word string) {
+	b.WriteString(strconv.Itoa(n))
+	b.WriteByte(' ')
+	b.WriteString(word)
+	if n != 1 {
+		b.WriteByte('s')
 	}
-	return fmt.Sprintf("%d %ss", n, word)
 }

@@ -188,6 +188,25 @@ func compileSchemas(ctx context.Context, dir, cache string, client *fetch.Client
 	return set, nil
 }
 
+// scopeToken matches scopeTokenPattern: a reverse-domain name (which has no
+// colon), a colon, and a lower-case word.
+func scopeToken(s string) bool {
+	i := strings.IndexByte(s, ':')
+	if i < 0 || !reverseDomain(s[:i]) {
+		return false
+	}
+	word := s[i+1:]
+	if word == "" || word[0] < 'a' || word[0] > 'z' {
+		return false
+	}
+	for j := 1; j < len(word); j++ {
+		if c := word[j]; !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
 // schemaRetry is how long a failed load of the official schemas is
 // remembered before the next validation tries again.
 const schemaRetry = time.Minute
@@ -197,6 +216,8 @@ const schemaRetry = time.Minute
 const (
 	versionPattern       = `^\d{4}-\d{2}-\d{2}$`
 	reverseDomainPattern = `^[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?)+$`
+	// scopeTokenPattern names identity linking scopes ({capability}:{scope}).
+	scopeTokenPattern = `^[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?)+:[a-z][a-z0-9_]*$`
 )
 
 // pattern is a hand-written matcher standing in for a regular expression.
@@ -217,6 +238,8 @@ func compilePattern(src string) (jsonschema.Regexp, error) {
 		return pattern{src, datePattern}, nil
 	case reverseDomainPattern:
 		return pattern{src, reverseDomain}, nil
+	case scopeTokenPattern:
+		return pattern{src, scopeToken}, nil
 	}
 	return regexp.Compile(src)
 }

@@ -291,7 +291,11 @@ func pointer(tokens []string) string {
 func appendPointer(p, tok string) string { return p + "/" + escapeToken(tok) }
 
 func escapeToken(t string) string {
-	if !strings.ContainsAny(t, "~/") {
+	plain := true
+	for i := 0; i < len(t) && plain; i++ {
+		plain = t[i] != '~' && t[i] != '/'
+	}
+	if plain {
 		return t
 	}
 	return strings.ReplaceAll(strings.ReplaceAll(t, "~", "~0"), "/", "~1")

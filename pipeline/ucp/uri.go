@@ -44,10 +44,21 @@ func isURI(s string) bool {
 		return false
 	}
 	rest := s[i+1:]
+	// Nearly every URL in a profile is "//" and path characters alone: an
+	// empty authority and a path, as far as the grammar below is concerned.
+	if len(rest) >= 2 && rest[0] == '/' && rest[1] == '/' {
+		j := 2
+		for j < len(rest) && uriClasses[rest[j]]&pathClass != 0 {
+			j++
+		}
+		if j == len(rest) {
+			return true
+		}
+	}
 	// The hier-part ends at the first "?" or "#", which it cannot contain.
-	end := strings.IndexAny(rest, "?#")
-	if end < 0 {
-		end = len(rest)
+	end := 0
+	for end < len(rest) && rest[end] != '?' && rest[end] != '#' {
+		end++
 	}
 	hier, tail := rest[:end], rest[end:]
 	if !hierPart(hier) {

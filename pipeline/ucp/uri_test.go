@@ -112,6 +112,36 @@ func TestPatternsAgree(t *testing.T) {
 	}
 }
 
+// TestScopeTokenAgrees checks the hand-written scope token matcher, on
+// strings made of the characters that matter to it.
+func TestScopeTokenAgrees(t *testing.T) {
+	re := regexp.MustCompile(scopeTokenPattern)
+	fast, _ := compilePattern(scopeTokenPattern)
+	if _, ok := fast.(pattern); !ok {
+		t.Fatal("the scope token pattern has no hand-written matcher")
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "az09-_.:AZ é\n"
+	for i := 0; i < 200000; i++ {
+		var b []byte
+		if i%3 == 0 {
+			b = []byte("dev.ucp.shopping.order")
+		}
+		for k := rng.IntN(12); k >= 0; k-- {
+			b = append(b, alphabet[rng.IntN(len(alphabet))])
+		}
+		s := string(b)
+		if re.MatchString(s) != fast.MatchString(s) {
+			t.Fatalf("%q: regexp %v, hand-written %v", s, re.MatchString(s), fast.MatchString(s))
+		}
+	}
+	for _, s := range []string{"dev.ucp.shopping.order:read", "dev.ucp.shopping.order:manage", "a.b:c", "a.b:", "a.b:C", "a:b", "a.b:c:d", "a.b:c\n"} {
+		if re.MatchString(s) != fast.MatchString(s) {
+			t.Errorf("%q: regexp %v, hand-written %v", s, re.MatchString(s), fast.MatchString(s))
+		}
+	}
+}
+
 func TestBoundTo(t *testing.T) {
 	for _, tt := range []struct {
 		name, host string

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"strings"
+	"unicode/utf8"
 
 	"golang.org/x/net/idna"
 )
@@ -63,69 +64,132 @@ func analyzeURL(s string) urlInfo {
 // host and no user info or escapes, at a fifth of net/url's cost. It
 // declines (ok false) anything else.
 func analyzePlainURL(s string) (info urlInfo, ok bool) {
-	i := strings.Index(s, "://")
-	if i <= 0 {
-		return urlInfo{}, false
-	}
-	scheme := s[:i]
-	for j := 0; j < len(scheme); j++ {
-		c := lower(scheme[j])
-		if !(c >= 'a' && c <= 'z' || j > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
-			return urlInfo{}, false
+	// scheme "://": the scheme's characters, then the first "://".
+	i, upperScheme := 0, false
+	for ; i < len(s); i++ {
+		c := s[i]
+		if c >= 'A' && c <= 'Z' {
+			upperScheme = true
+			continue
+		}
+		if !(c >= 'a' && c <= 'z' || i > 0 && (c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.')) {
+			break
 		}
 	}
-	rest := s[i+3:]
-	end := 0
-	for end < len(rest) && rest[end] != '/' && rest[end] != '?' && rest[end] != '#' {
-		end++
+	if i == 0 || !strings.HasPrefix(s[i:], "://") {
+		return urlInfo{}, false
 	}
-	authority, tail := rest[:end], rest[end:]
-	host := authority
-	if j := strings.LastIndexByte(authority, ':'); j >= 0 {
-		host = authority[:j]
-		for _, c := range []byte(authority[j+1:]) {
-			if c < '0' || c > '9' {
+	scheme, rest := s[:i], s[i+3:]
+	// host [":" port], then "/", "?", "#" or the end.
+	j, upper, hyphen, dots := 0, false, false, 0
+	for ; j < len(rest); j++ {
+		k := hostClasses[rest[j]]
+		if k == hostPlain {
+			continue
+		}
+		switch k {
+		case hostDot:
+			dots++
+		case hostHyphen:
+			hyphen = true
+		case hostUpper:
+			upper = true
+		default:
+			goto hostEnd
+		}
+	}
+hostEnd:
+	host, k := rest[:j], j
+	if k < len(rest) && rest[k] == ':' {
+		for k++; k < len(rest) && rest[k] >= '0' && rest[k] <= '9'; k++ {
+		}
+	}
+	tail := rest[k:]
+	if host == "" || tail != "" && tail[0] != '/' && tail[0] != '?' && tail[0] != '#' {
+		return urlInfo{}, false
+	}
+	// The path runs to the first "?" or "#"; the rest is query and fragment.
+	t := 0
+	for t < len(tail) && uriClasses[tail[t]]&pathClass != 0 {
+		t++
+	}
+	path := tail[:t]
+	if t < len(tail) {
+		if c := tail[t]; c != '?' && c != '#' {
+			return urlInfo{}, false
+		}
+		for t++; t < len(tail); t++ {
+			if c := tail[t]; uriClasses[c]&queryClass == 0 && c != '#' {
 				return urlInfo{}, false
 			}
 		}
 	}
-	if host == "" {
+	if upper {
+		host = strings.ToLower(host)
+	}
+	if strings.HasSuffix(host, ".") {
+		host, dots = host[:len(host)-1], dots-1
+	}
+	if host == "" || hyphen && strings.Contains(host, "xn--") {
 		return urlInfo{}, false
 	}
-	for j := 0; j < len(host); j++ {
-		c := lower(host[j])
-		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '.') {
-			return urlInfo{}, false
-		}
+	lowerScheme := scheme
+	if upperScheme {
+		lowerScheme = strings.ToLower(scheme)
 	}
-	for j := 0; j < len(tail); j++ {
-		if c := tail[j]; uriClasses[c]&queryClass == 0 && c != '#' {
-			return urlInfo{}, false
-		}
-	}
-	path := tail
-	for j := 0; j < len(path); j++ {
-		if path[j] == '?' || path[j] == '#' {
-			path = path[:j]
-			break
-		}
-	}
-	host = strings.TrimSuffix(strings.ToLower(host), ".")
-	if host == "" || strings.Contains(host, "xn--") {
-		return urlInfo{}, false
-	}
-	info = urlInfo{web: webURL{scheme: strings.ToLower(scheme), host: host, path: path}}
+	info = urlInfo{web: webURL{scheme: lowerScheme, host: host, path: path}}
 	switch {
 	case info.web.scheme != "https":
 		info.authErr = fmt.Errorf("it uses %s: instead of https", scheme)
-	case ipLiteral(host):
+	case numericLastLabel(host): // ipLiteral for a host of letters, digits, "-" and "."
 		info.authErr = fmt.Errorf("its host %s is an IP address, not a domain", host)
-	case !strings.Contains(host, "."):
+	case dots == 0:
 		info.authErr = fmt.Errorf("its host %s has a single label", host)
 	default:
 		info.auth = host
 	}
 	return info, true
+}
+
+// Classes of host characters for analyzePlainURL.
+const (
+	hostOther = iota
+	hostPlain // a-z 0-9
+	hostDot
+	hostHyphen
+	hostUpper
+)
+
+var hostClasses = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = hostPlain
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = hostPlain
+	}
+	for c := 'A'; c <= 'Z'; c++ {
+		t[c] = hostUpper
+	}
+	t['.'], t['-'] = hostDot, hostHyphen
+	return t
+}()
+
+// numericLastLabel is ipLiteral for a host without brackets or colons: its
+// last label is a number, or starts with 0x.
+func numericLastLabel(host string) bool {
+	last := host[strings.LastIndexByte(host, '.')+1:]
+	if last == "" {
+		return false
+	}
+	if strings.HasPrefix(last, "0x") || strings.HasPrefix(last, "0X") {
+		return true
+	}
+	for i := 0; i < len(last); i++ {
+		if last[i] < '0' || last[i] > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // parseWebURL parses an absolute URL with a host.
@@ -137,11 +201,35 @@ func parseWebURL(s string) (webURL, error) {
 // url returns the analysis of s.
 func (c *checker) url(s string) urlInfo { return analyzeURL(s) }
 
+// hasSuffixFold is strings.HasSuffix(strings.ToLower(s), suffix) for a
+// lower-case ASCII suffix, without the copy.
+func hasSuffixFold(s, suffix string) bool {
+	if !isASCII(s) {
+		return strings.HasSuffix(strings.ToLower(s), suffix)
+	}
+	return len(s) >= len(suffix) && strings.EqualFold(s[len(s)-len(suffix):], suffix)
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
+}
+
 // ipLiteral reports whether host is an IP address in any spelling a URL
 // parser accepts: bracketed or bare IPv6, and IPv4 including the numeric
 // forms WHATWG maps to an address (any host whose last label is a number).
 func ipLiteral(host string) bool {
-	h := strings.Trim(host, "[]")
+	h := host // strings.Trim(host, "[]")
+	for h != "" && (h[0] == '[' || h[0] == ']') {
+		h = h[1:]
+	}
+	for h != "" && (h[len(h)-1] == '[' || h[len(h)-1] == ']') {
+		h = h[:len(h)-1]
+	}
 	if strings.Contains(h, ":") {
 		return true
 	}
@@ -248,9 +336,20 @@ var sharedSuffixes = []string{
 	"blob.core.windows.net", "azurewebsites.net", "onrender.com", "fly.dev", "glitch.me", "repl.co",
 }
 
+// sharedByTLD are the shared suffixes by their last label: a host's last
+// label leaves one or two to compare.
+var sharedByTLD = func() map[string][]string {
+	m := map[string][]string{}
+	for _, s := range sharedSuffixes {
+		tld := s[strings.LastIndexByte(s, '.')+1:]
+		m[tld] = append(m[tld], s)
+	}
+	return m
+}()
+
 // sharedSuffix returns the shared hosting suffix host sits under, or "".
 func sharedSuffix(host string) string {
-	for _, s := range sharedSuffixes {
+	for _, s := range sharedByTLD[host[strings.LastIndexByte(host, '.')+1:]] {
 		if strings.HasSuffix(host, s) && (len(host) == len(s) || host[len(host)-len(s)-1] == '.') {
 			return s
 		}
@@ -258,21 +357,19 @@ func sharedSuffix(host string) string {
 	return ""
 }
 
-// publicHost reports hosts no fetcher may reach: IP literals, localhost and
-// single-label names (ucp.url.public_host, offline part).
-func (c *checker) publicHost(p string, u webURL, what string) {
-	var why string
+// hostProblem says why no fetcher may reach host, or "": IP literals,
+// localhost and single-label names (ucp.url.public_host, offline part).
+// Items say "<the URL>'s host <host> <problem>; fetchers must refuse it".
+func hostProblem(host string) string {
 	switch {
-	case ipLiteral(u.host):
-		why = "is an IP address; use a public DNS name"
-	case u.host == "localhost" || strings.HasSuffix(u.host, ".localhost"):
-		why = "is a loopback name"
-	case !strings.Contains(u.host, "."):
-		why = "is a single-label name, which does not resolve publicly"
-	default:
-		return
+	case ipLiteral(host):
+		return "is an IP address; use a public DNS name"
+	case host == "localhost" || strings.HasSuffix(host, ".localhost"):
+		return "is a loopback name"
+	case !strings.Contains(host, "."):
+		return "is a single-label name, which does not resolve publicly"
 	}
-	c.fs.rule(rulePublicHost, p, "%s's host %s %s; fetchers must refuse it", what, u.host, why)
+	return ""
 }
 
 // sameSite reports whether a and b are the same host or one is a subdomain
@@ -284,27 +381,54 @@ func sameSite(a, b string) bool {
 // reverseDomain reports whether s matches the schema's reverse-domain
 // pattern ^[a-z](?:[a-z0-9-]*[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9_-]*[a-z0-9_])?)+$.
 func reverseDomain(s string) bool {
-	label, start := 0, 0
-	for i := 0; i <= len(s); i++ {
-		if i < len(s) && s[i] != '.' {
-			c := s[i]
-			if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '-' || c == '_' && label > 0) {
+	labels, start := 0, 0 // labels before the one that starts at start
+	for i := 0; i < len(s); i++ {
+		switch rdClasses[s[i]] {
+		case rdPlain:
+		case rdUnderscore:
+			if labels == 0 {
 				return false
 			}
-			continue
-		}
-		if i == start { // empty label
+		case rdDot:
+			if !rdLabel(s[start:i], labels) {
+				return false
+			}
+			labels, start = labels+1, i+1
+		default:
 			return false
 		}
-		first, last := s[start], s[i-1]
-		if label == 0 && !(first >= 'a' && first <= 'z') || first == '-' || first == '_' || last == '-' {
-			return false
-		}
-		label++
-		start = i + 1
 	}
-	return label >= 2
+	return labels >= 1 && rdLabel(s[start:], labels)
 }
+
+// rdLabel checks the ends of label number n of a reverse-domain name: the
+// first starts with a letter, none starts with "-" or "_" or ends with "-".
+func rdLabel(l string, n int) bool {
+	if l == "" {
+		return false
+	}
+	first, last := l[0], l[len(l)-1]
+	return !(n == 0 && !(first >= 'a' && first <= 'z') || first == '-' || first == '_' || last == '-')
+}
+
+// Classes of reverse-domain name characters.
+const (
+	rdOther      = iota
+	rdPlain      // a-z 0-9 -
+	rdUnderscore // allowed after the first label
+	rdDot
+)
+
+var rdClasses = func() (t [256]uint8) {
+	for c := 'a'; c <= 'z'; c++ {
+		t[c] = rdPlain
+	}
+	for c := '0'; c <= '9'; c++ {
+		t[c] = rdPlain
+	}
+	t['-'], t['_'], t['.'] = rdPlain, rdUnderscore, rdDot
+	return t
+}()
 
 // devUCPNames are the dev.ucp.* services and capabilities each release
 // defines (RULES.md ucp.capability.dev_ucp_known).

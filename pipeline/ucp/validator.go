@@ -15,6 +15,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -133,6 +134,7 @@ func (v *Validator) Validate(ctx context.Context, profile []byte) (*Report, erro
 		return nil, fmt.Errorf("validate pasted profile of %d bytes: %w", len(profile), ErrTooLarge)
 	}
 	r, _ := v.validate(ctx, profile, checkEnv{})
+	r.done()
 	r.Source = Source{Type: "pasted", Bytes: len(profile)}
 	r.assemble(r.fs)
 	return &r.Report, nil
@@ -147,8 +149,17 @@ type checkEnv struct {
 // validation is a report under construction.
 type validation struct {
 	Report
-	fs  findings
-	doc map[string]any
+	fs   findings
+	doc  map[string]any
+	maps *docMaps // the document's, to recycle
+}
+
+// done drops the document once the rules have run: its strings are views of
+// the echo, which the caller now owns, and its maps go to later parses.
+func (r *validation) done() {
+	r.doc = nil
+	r.maps.recycle()
+	r.maps = nil
 }
 
 // validate parses and checks a profile; the caller sets Source and calls
@@ -157,7 +168,8 @@ func (v *Validator) validate(ctx context.Context, raw []byte, env checkEnv) (*va
 	r := &validation{}
 	r.SchemaSource = v.source
 	r.Schema = SchemaResult{Release: TargetRelease, EntryPoint: BusinessEntryPoint}
-	doc, echo, perr := parseProfile(raw, &r.fs)
+	doc, echo, maps, perr := parseDocument(raw, &r.fs)
+	r.maps = maps
 	if perr != nil {
 		r.fs.rule(ruleJSONObject, "", "%s", perr.Error())
 		r.Profile = []byte("null")
@@ -180,6 +192,7 @@ func (v *Validator) validate(ctx context.Context, raw []byte, env checkEnv) (*va
 	r.doc = obj
 	if u, ok := obj["ucp"].(map[string]any); ok {
 		if s, ok := u["version"].(string); ok {
+			s = strings.Clone(s) // not a view of the echo (parseProfile)
 			r.DeclaredVersion = &s
 		}
 	}
