@@ -183,7 +183,7 @@ func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
 	}
 	defer f.Close()
-	j := &journal{w: bufio.NewWriter(f), f: f}
+	j := &jsonLines{w: bufio.NewWriter(f), f: f}
 
 	stats := CrawlStats{Total: len(opts.Stores)}
 	var todo []Store
@@ -254,38 +254,6 @@ feed:
 	}
 	stats.Elapsed = time.Since(start)
 	return stats, errors.Join(writeErr, ctx.Err())
-}
-
-// journal appends JSON lines and syncs in batches: a crash loses at most the
-// unsynced tail, which the resumed crawl simply checks again.
-type journal struct {
-	w       *bufio.Writer
-	f       *os.File
-	pending int
-}
-
-func (j *journal) append(rec CrawlRecord) error {
-	b, err := json.Marshal(rec)
-	if err != nil {
-		return err
-	}
-	b = append(b, '\n')
-	if _, err := j.w.Write(b); err != nil {
-		return err
-	}
-	j.pending++
-	if j.pending >= 64 {
-		return j.flush()
-	}
-	return nil
-}
-
-func (j *journal) flush() error {
-	if err := j.w.Flush(); err != nil {
-		return err
-	}
-	j.pending = 0
-	return j.f.Sync()
 }
 
 // readJournalHosts returns the hosts a journal already holds. A torn last

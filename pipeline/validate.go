@@ -392,13 +392,23 @@ func ValidationRow(r ValidationRecord) datasets.Row {
 	return row
 }
 
-// jsonLines appends JSON lines and syncs in batches, like the crawl
-// journal.
+// jsonLines appends JSON lines: the crawl's and the validate stage's
+// journals. Every 64 lines go to the operating system, so a killed process
+// loses at most the lines of its buffer; an fsync follows at most once per
+// syncEvery, so a machine that loses power loses at most about that much
+// more. A resumed stage simply checks the lost tail again. flush, at the
+// end, writes and syncs everything.
 type jsonLines struct {
 	w       *bufio.Writer
 	f       *os.File
 	pending int
+	synced  time.Time
 }
+
+// syncEvery bounds how often a journal is fsync'd, so that the crawl's
+// speed does not follow the disk's fsync latency (one fsync per 64 stores
+// was 150 fsyncs in a 10,000-store crawl).
+const syncEvery = time.Second
 
 func (j *jsonLines) append(v any) error {
 	b, err := json.Marshal(v)
@@ -409,10 +419,18 @@ func (j *jsonLines) append(v any) error {
 		return err
 	}
 	j.pending++
-	if j.pending >= 64 {
-		return j.flush()
+	if j.pending < 64 {
+		return nil
 	}
-	return nil
+	if err := j.w.Flush(); err != nil {
+		return err
+	}
+	j.pending = 0
+	if time.Since(j.synced) < syncEvery {
+		return nil
+	}
+	j.synced = time.Now()
+	return j.f.Sync()
 }
 
 func (j *jsonLines) flush() error {
