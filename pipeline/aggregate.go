@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -170,7 +169,7 @@ func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, er
 			return nil, fmt.Errorf("aggregate %s: %w", id, err)
 		}
 		if src, ok := a.copies[name]; ok {
-			err = copyFileAtomic(src, path)
+			err = durable.CopyFileAtomic(src, path, 0o644)
 		} else {
 			err = durable.WriteFileAtomic(path, a.out[name], 0o644)
 		}
@@ -521,41 +520,6 @@ func (a *aggregator) copyTable(t *datasets.Table, file string) error {
 	a.copies[filepath.ToSlash(filepath.Join(OutTables, t.Name+".parquet"))] = src
 	a.tables = append(a.tables, TableCount{Name: t.Name, Rows: int(n)})
 	return nil
-}
-
-// copyFileAtomic streams src to a temporary file beside dst, fsyncs it and
-// renames it into place, like durable.WriteFileAtomic.
-func copyFileAtomic(src, dst string) error {
-	in, err := os.Open(src)
-	if err != nil {
-		return err
-	}
-	defer in.Close()
-	f, err := os.CreateTemp(filepath.Dir(dst), "."+filepath.Base(dst)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if _, err := io.Copy(f, in); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return err
-	}
-	return durable.SyncDir(filepath.Dir(dst))
 }
 
 // addTable encodes cols as Parquet into a.out. The encoding runs in the

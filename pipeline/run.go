@@ -83,7 +83,7 @@ func OpenRun(dataDir, id string, now time.Time) (RunInfo, error) {
 		return RunInfo{}, fmt.Errorf("run %s: %w", id, err)
 	}
 	b, _ := json.MarshalIndent(ri, "", "  ")
-	err = createExclusive(path, append(b, '\n'))
+	err = durable.CreateExclusive(path, append(b, '\n'), 0o644)
 	if errors.Is(err, fs.ErrExist) {
 		return readRunFile(path, id) // another process created it first
 	}
@@ -107,40 +107,6 @@ func readRunFile(path, id string) (RunInfo, error) {
 		return RunInfo{}, fmt.Errorf("run %s: %s is corrupt: %w", id, RunInfoFile, err)
 	}
 	return ri, nil
-}
-
-// createExclusive writes data to path only if path does not exist yet
-// (fs.ErrExist otherwise). The bytes go to a temporary file beside it,
-// fsynced, then hard-linked to path: a reader sees no file or the whole
-// file, never a partial one, even across a crash, and of several writers
-// exactly one link succeeds.
-func createExclusive(path string, data []byte) error {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp)
-	if _, err := f.Write(data); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Chmod(0o644); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Link(tmp, path); err != nil {
-		return err
-	}
-	return durable.SyncDir(dir)
 }
 
 // ReadRun reads an existing run's run.json; a run that was never crawled is

@@ -71,14 +71,49 @@ func repairTail(f *os.File) (int64, error) {
 // renames it into place and fsyncs the folder: readers see the old file or
 // the new one, never a mix, even across a crash.
 func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
+	return place(path, perm, os.Rename, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// CopyFileAtomic streams the file src to path like WriteFileAtomic.
+func CopyFileAtomic(src, path string, perm os.FileMode) error {
+	in, err := os.Open(src)
+	if err != nil {
+		return err
+	}
+	defer in.Close()
+	return place(path, perm, os.Rename, func(w io.Writer) error {
+		_, err := io.Copy(w, in)
+		return err
+	})
+}
+
+// CreateExclusive writes data to path only if path does not exist yet
+// (an error matching fs.ErrExist otherwise). The temporary file is
+// hard-linked into place rather than renamed: a reader sees no file or the
+// whole file, never a partial one, even across a crash, and of several
+// writers exactly one link succeeds.
+func CreateExclusive(path string, data []byte, perm os.FileMode) error {
+	return place(path, perm, os.Link, func(w io.Writer) error {
+		_, err := w.Write(data)
+		return err
+	})
+}
+
+// place writes a temporary file beside path with write, fsyncs it, moves
+// it into place with move (rename or link) and fsyncs the folder. The
+// temporary file is removed in every case (a no-op after a rename).
+func place(path string, perm os.FileMode, move func(tmp, path string) error, write func(io.Writer) error) error {
 	dir := filepath.Dir(path)
 	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
 	if err != nil {
 		return err
 	}
 	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after the rename
-	if _, err := f.Write(data); err != nil {
+	defer os.Remove(tmp)
+	if err := write(f); err != nil {
 		f.Close()
 		return err
 	}
@@ -93,7 +128,7 @@ func WriteFileAtomic(path string, data []byte, perm os.FileMode) error {
 	if err := f.Close(); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := move(tmp, path); err != nil {
 		return err
 	}
 	return SyncDir(dir)
