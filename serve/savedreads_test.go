@@ -85,8 +85,15 @@ func TestStoreCard(t *testing.T) {
 				t.Errorf("%s %s (-want +got):\n%s", st.Host, name, diff)
 			}
 		}
-		if ch.Fix.Code == nil || *ch.Fix.Code != e.Fix.Code {
-			t.Errorf("%s fix %v, want %s", st.Host, ch.Fix.Code, e.Fix.Code)
+		want := e.Fix.Code
+		if fixtures.UCPSchemaDir() == "" && e.UCPProfile.Status == fixtures.UCPValid &&
+			slices.Contains([]string{"add_product_jsonld", "publish_policies", "add_webmcp", "none"}, want) {
+			// Without the schema no profile is called valid (it could not
+			// be checked), so a fix of lower priority gives way to it.
+			want = "fix_ucp_profile"
+		}
+		if ch.Fix.Code == nil || *ch.Fix.Code != want {
+			t.Errorf("%s fix %v, want %s", st.Host, ch.Fix.Code, want)
 		}
 		robots := map[string]string{}
 		for a, v := range c.Robots.Agents {
