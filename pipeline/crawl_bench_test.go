@@ -32,10 +32,6 @@ import (
 // 3). Slow stores answer after 1.5 s and the client gives up after 1 s in
 // both runs.
 func BenchmarkCrawlVsRawFetch(b *testing.B) {
-	n := 10_000
-	if v, err := strconv.Atoi(os.Getenv("SVC_BENCH_STORES")); err == nil && v > 0 {
-		n = v
-	}
 	// Rounds of (crawl, raw fetch) alternate, and the median ratio is the
 	// figure: on a shared machine one pair can land on a busy moment.
 	rounds := 3
@@ -43,40 +39,17 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 		rounds = v
 	}
 	const concurrency = 32
-	world := fixtures.Generate(1, n)
 	var mu sync.Mutex
 	var recorded []fixtures.Request
 	recording := atomic.Bool{}
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{
-		Slow: 1500 * time.Millisecond, MaxConns: 4096,
-		Record: func(r fixtures.Request) {
-			if recording.Load() {
-				mu.Lock()
-				recorded = append(recorded, r)
-				mu.Unlock()
-			}
-		},
-	})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	newClient := func() *fetch.Client {
-		c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
-		if err != nil {
-			b.Fatal(err)
+	bw := newBenchWorld(b, concurrency, func(r fixtures.Request) {
+		if recording.Load() {
+			mu.Lock()
+			recorded = append(recorded, r)
+			mu.Unlock()
 		}
-		return c
-	}
-	schemaDir := fixtures.UCPSchemaDir()
-	var stores []Store
-	for _, s := range world.Stores {
-		stores = append(stores, Store{Host: s.Host, Name: s.Name, Category: s.Category, Source: s.Source})
-	}
-
-	// Warm the fixture server's per-host TLS certificates (minted on first
-	// contact) so neither timed run pays for them.
-	warmFixtureHosts(newClient(), stores, concurrency)
+	})
+	stores := bw.stores
 
 	for b.Loop() {
 		var ratios, rates []float64
@@ -84,12 +57,7 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 		for round := range rounds {
 			runtime.GC() // the heap peak is this round's, not the last one's garbage
 			recorded = recorded[:0]
-			client := newClient()
-			v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: b.TempDir(), Offline: true})
-			if err != nil {
-				b.Fatal(err)
-			}
-			eng := check.New(check.Options{Client: client, UCP: v})
+			eng := bw.engine(b)
 
 			stop := make(chan struct{})
 			var peak uint64
@@ -125,7 +93,7 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 			// client with the same limits, bodies read and dropped. Like the
 			// crawl, each host's requests go in order on one worker, so both
 			// runs reuse connections the same way.
-			raw := newClient()
+			raw := bw.client(b)
 			reqs := append([]fixtures.Request(nil), recorded...)
 			byHost := map[string][]fixtures.Request{}
 			var hosts []string
@@ -176,6 +144,59 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 		b.ReportMetric(float64(peakMax)/(1<<20), "peak-heap-MiB")
 		b.ReportMetric(rate, "stores/s")
 	}
+}
+
+// benchWorld is the fixture world the crawl benchmarks run over: a world
+// of SVC_BENCH_STORES stores (default 10,000) whose slow stores answer after
+// 1.5 s, served on loopback with its TLS certificates already minted, and
+// the directory rows of its stores.
+type benchWorld struct {
+	srv    *fixtures.Server
+	stores []Store
+}
+
+// newBenchWorld starts the world (record, if set, sees every request) and
+// warms it with concurrency requests at once; b.Cleanup stops it.
+func newBenchWorld(b *testing.B, concurrency int, record func(fixtures.Request)) *benchWorld {
+	b.Helper()
+	n := 10_000
+	if v, err := strconv.Atoi(os.Getenv("SVC_BENCH_STORES")); err == nil && v > 0 {
+		n = v
+	}
+	world := fixtures.Generate(1, n)
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond, MaxConns: 4096, Record: record})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { srv.Close() })
+	bw := &benchWorld{srv: srv}
+	for _, s := range world.Stores {
+		bw.stores = append(bw.stores, Store{Host: s.Host, Name: s.Name, Category: s.Category, Source: s.Source})
+	}
+	// Mint the per-host TLS certificates (made on first contact) so no
+	// timed run pays for them.
+	warmFixtureHosts(bw.client(b), bw.stores, concurrency)
+	return bw
+}
+
+// client is a fresh safe client to the world that gives up after 1 s.
+func (bw *benchWorld) client(b *testing.B) *fetch.Client {
+	c, err := fetch.New(fetch.Options{FixtureAddr: bw.srv.Addr(), FixtureCA: bw.srv.CAPEM(), Timeout: time.Second})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return c
+}
+
+// engine is a fresh check engine, with its own client and UCP validator,
+// as one crawl process has.
+func (bw *benchWorld) engine(b *testing.B) *check.Engine {
+	client := bw.client(b)
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: fixtures.UCPSchemaDir(), Client: client, CacheDir: b.TempDir(), Offline: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	return check.New(check.Options{Client: client, UCP: v})
 }
 
 // warmFixtureHosts makes one request to every store's host, so the fixture

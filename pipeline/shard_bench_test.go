@@ -3,7 +3,6 @@ package pipeline
 import (
 	"context"
 	"fmt"
-	"os"
 	"runtime"
 	"strconv"
 	"strings"
@@ -11,10 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"svc/fixtures"
 	"svc/pipeline/check"
-	"svc/pipeline/fetch"
-	"svc/pipeline/ucp"
 )
 
 // BenchmarkShardedCrawl crawls one fixture world as 1, 2 and 4 shards
@@ -33,30 +29,9 @@ import (
 // SVC_BENCH_STORES sets the world size (default 10,000). Slow stores answer
 // after 1.5 s and the client gives up after 1 s.
 func BenchmarkShardedCrawl(b *testing.B) {
-	n := 10_000
-	if v, err := strconv.Atoi(os.Getenv("SVC_BENCH_STORES")); err == nil && v > 0 {
-		n = v
-	}
 	const concurrency = 32 // per shard, as BenchmarkCrawlVsRawFetch's unsharded crawl
-	world := fixtures.Generate(1, n)
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond, MaxConns: 4096})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	newClient := func() *fetch.Client {
-		c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
-		if err != nil {
-			b.Fatal(err)
-		}
-		return c
-	}
-	schemaDir := fixtures.UCPSchemaDir()
-	var stores []Store
-	for _, s := range world.Stores {
-		stores = append(stores, Store{Host: s.Host, Name: s.Name, Category: s.Category, Source: s.Source})
-	}
-	warmFixtureHosts(newClient(), stores, concurrency)
+	bw := newBenchWorld(b, concurrency, nil)
+	stores := bw.stores
 
 	for b.Loop() {
 		var base float64
@@ -71,12 +46,7 @@ func BenchmarkShardedCrawl(b *testing.B) {
 			// Each shard's process builds its tools before it starts.
 			engines := make([]*check.Engine, shards)
 			for i := range shards {
-				client := newClient()
-				v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: b.TempDir(), Offline: true})
-				if err != nil {
-					b.Fatal(err)
-				}
-				engines[i] = check.New(check.Options{Client: client, UCP: v})
+				engines[i] = bw.engine(b)
 			}
 			start := time.Now()
 			var wg sync.WaitGroup
