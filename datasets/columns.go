@@ -1,7 +1,6 @@
 package datasets
 
 import (
-	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -744,26 +743,7 @@ func gatherStrings(s []string, perm []int32, buf []string) (permuted, scratch []
 }
 
 // compareRows orders rows a and b by key. Key columns are never null.
-func (c *Columns) compareRows(a, b int) int {
-	for _, k := range c.keyIdx {
-		v := &c.vecs[k]
-		var d int
-		switch v.store {
-		case inStr:
-			d = strings.Compare(v.str[a], v.str[b])
-		case inNum:
-			d = cmp.Compare(v.num[a], v.num[b])
-		case inFlt:
-			d = cmp.Compare(v.flt[a], v.flt[b])
-		case inBln:
-			d = compareBool(v.bln[a], v.bln[b])
-		}
-		if d != 0 {
-			return d
-		}
-	}
-	return 0
-}
+func (c *Columns) compareRows(a, b int) int { return compareAcross(c, a, c, b) }
 
 func compareBool(a, b bool) int {
 	switch {

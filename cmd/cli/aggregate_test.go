@@ -1,14 +1,11 @@
 package cli
 
 import (
-	"encoding/csv"
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"svc/fixtures"
 	"svc/pipeline"
@@ -18,31 +15,8 @@ import (
 // part of the fixture world through the command line, then checks the
 // errors that name the stage to run first.
 func TestValidateAndAggregateCommands(t *testing.T) {
-	world := fixtures.Generate(1, fixtures.DefaultStores)
+	srv, ca, stores, _ := worldStores(t, 40)
 	dir := t.TempDir()
-	ca := filepath.Join(dir, "ca.pem")
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{CAOut: ca, Slow: 8 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	// Stores that time out take the client's full 6 s: leave them out.
-	stores := filepath.Join(dir, "stores.csv")
-	f, err := os.Create(stores)
-	if err != nil {
-		t.Fatal(err)
-	}
-	cw := csv.NewWriter(f)
-	cw.Write([]string{"host", "name", "category", "source"})
-	n := 0
-	for _, s := range world.Stores {
-		if n < 40 && !slices.Contains(s.Traits, "unreachable:timeout") {
-			cw.Write([]string{s.Host, s.Name, s.Category, s.Source})
-			n++
-		}
-	}
-	cw.Flush()
-	f.Close()
 	data := filepath.Join(dir, "data")
 	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca}
 	if d := fixtures.UCPSchemaDir(); d != "" {

@@ -58,10 +58,11 @@ func TestShardFlag(t *testing.T) {
 	}
 }
 
-// shardWorld starts the fixture world and writes a stores CSV of its first
-// 16 reachable stores; it returns the server, the CA file, the CSV and the
-// number of stores in it.
-func shardWorld(t *testing.T) (*fixtures.Server, string, string, int) {
+// worldStores starts the fixture world and writes a stores CSV of its first
+// max stores that answer (those that time out take the client's full 6 s);
+// it returns the server, the CA file, the CSV and the number of stores in
+// it.
+func worldStores(t *testing.T, max int) (*fixtures.Server, string, string, int) {
 	t.Helper()
 	world := fixtures.Generate(1, fixtures.DefaultStores)
 	dir := t.TempDir()
@@ -80,7 +81,7 @@ func shardWorld(t *testing.T) (*fixtures.Server, string, string, int) {
 	cw.Write([]string{"host", "name", "category", "source"})
 	n := 0
 	for _, s := range world.Stores {
-		if n < 16 && !slices.Contains(s.Traits, "unreachable:timeout") {
+		if n < max && !slices.Contains(s.Traits, "unreachable:timeout") {
 			cw.Write([]string{s.Host, s.Name, s.Category, s.Source})
 			n++
 		}
@@ -94,7 +95,7 @@ func shardWorld(t *testing.T) (*fixtures.Server, string, string, int) {
 // and validate per shard, aggregate refusing while a shard is missing and
 // then reading both partitions.
 func TestShardedCommands(t *testing.T) {
-	srv, ca, stores, n := shardWorld(t)
+	srv, ca, stores, n := worldStores(t, 16)
 	dir := t.TempDir()
 	data := filepath.Join(dir, "data")
 	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca, "--run", "s1"}
@@ -168,7 +169,7 @@ func readStores(t *testing.T, path string) []pipeline.Store {
 // folder, so the shards, aggregate and snapshot share nothing but the
 // bucket, as pods of an Indexed Job would.
 func TestShardedRunOnBucket(t *testing.T) {
-	srv, ca, stores, n := shardWorld(t)
+	srv, ca, stores, n := worldStores(t, 16)
 	s3 := bucketEnv(t)
 	const data = "s3://svc-test/weekly"
 	var schema []string
