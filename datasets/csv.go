@@ -149,19 +149,39 @@ func appendCSVString(b []byte, s string) []byte {
 	if s != "" && s[0] != ' ' && s[len(s)-1] != ' ' && !csvNeedsQuotes(s) {
 		return append(b, s...)
 	}
-	b = slices.Grow(b, len(s)+2+strings.Count(s, `"`))
+	quotes := strings.Count(s, `"`)
+	n := len(b) + len(s) + 2 + quotes
+	b = slices.Grow(b, n-len(b))
 	b = append(b, '"')
-	for {
-		i := strings.IndexByte(s, '"')
-		if i < 0 {
-			break
+	if quotes*16 < len(s) {
+		// Few quotes (a note that quotes a word): copy the runs between
+		// them.
+		for {
+			i := strings.IndexByte(s, '"')
+			if i < 0 {
+				break
+			}
+			b = append(b, s[:i+1]...)
+			b = append(b, '"')
+			s = s[i+1:]
 		}
-		b = append(b, s[:i+1]...)
-		b = append(b, '"')
-		s = s[i+1:]
+		b = append(b, s...)
+		return append(b, '"')
 	}
-	b = append(b, s...)
-	return append(b, '"')
+	// Many (a JSON document: one in every few bytes): byte by byte into
+	// the room made above, twice as fast as a search per quote.
+	out := b[len(b):n]
+	j := 0
+	for i := 0; i < len(s); i++ {
+		out[j] = s[i]
+		j++
+		if s[i] == '"' {
+			out[j] = '"'
+			j++
+		}
+	}
+	out[j] = '"'
+	return b[:n]
 }
 
 // csvNeedsQuotes reports whether s holds a comma, quote or line break. Long
