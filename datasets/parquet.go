@@ -4,8 +4,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"reflect"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"unsafe"
@@ -97,17 +99,26 @@ func writeParquet(w io.Writer, c *Columns) error {
 }
 
 func newParquetWriter(w io.Writer, t *Table) *parquet.GenericWriter[any] {
-	return parquet.NewGenericWriter[any](w, t.ParquetSchema(),
+	opts := []parquet.WriterOption{
+		t.ParquetSchema(),
 		parquet.Compression(zstdCodec),
 		parquet.MaxRowsPerRowGroup(RowGroupRows),
 		// Min/max stay in the column chunks and the page index, where
 		// readers prune with them; repeating them in every page header
 		// costs a second scan of each page.
 		parquet.DataPageStatistics(false),
-		parquet.KeyValueMetadata("svc.table", t.Name),
-		parquet.KeyValueMetadata("license", License),
-		parquet.KeyValueMetadata("attribution", Attribution),
-	)
+	}
+	kv := writerMetadata(t)
+	for _, k := range slices.Sorted(maps.Keys(kv)) {
+		opts = append(opts, parquet.KeyValueMetadata(k, kv[k]))
+	}
+	return parquet.NewGenericWriter[any](w, opts...)
+}
+
+// writerMetadata is the key-value metadata newParquetWriter writes for t
+// (the writer sorts it by key in the footer).
+func writerMetadata(t *Table) map[string]string {
+	return map[string]string{"svc.table": t.Name, "license": License, "attribution": Attribution}
 }
 
 // writeParquetGroups writes the rows of c as row groups of RowGroupRows
@@ -516,6 +527,44 @@ func (c *Columns) setParquet(i, j int, pv parquet.Value) {
 	case Date:
 		v.num[i] = int64(pv.Int32())
 	}
+}
+
+// ParquetCanonical returns nil when the footer of a Parquet file shows
+// the layout WriteParquet gives t's rows: exactly t's columns, every column
+// chunk zstd-compressed, every row group but the last of RowGroupRows rows,
+// and the writer's key-value metadata (table name, licence, attribution).
+// Such a file, once its rows are read and found in key order, holds what
+// WriteParquet would write for them, so it can be published as is rather
+// than encoded again. Otherwise the error says what differs.
+func ParquetCanonical(r io.ReaderAt, size int64, t *Table) error {
+	f, err := parquet.OpenFile(r, size, parquet.SkipPageIndex(true), parquet.SkipBloomFilters(true))
+	if err != nil {
+		return fmt.Errorf("parquet footer: %w", err)
+	}
+	if err := checkParquetSchema(t, f.Schema()); err != nil {
+		return err
+	}
+	md := f.Metadata()
+	want := writerMetadata(t)
+	if len(md.KeyValueMetadata) != len(want) {
+		return fmt.Errorf("%d key-value metadata entries, want %d", len(md.KeyValueMetadata), len(want))
+	}
+	for _, kv := range md.KeyValueMetadata {
+		if v, ok := want[kv.Key]; !ok || kv.Value != v {
+			return fmt.Errorf("metadata %q=%q, want %q", kv.Key, kv.Value, v)
+		}
+	}
+	for g, rg := range md.RowGroups {
+		if g < len(md.RowGroups)-1 && rg.NumRows != RowGroupRows {
+			return fmt.Errorf("row group %d holds %d rows, want %d", g, rg.NumRows, RowGroupRows)
+		}
+		for _, cc := range rg.Columns {
+			if cc.MetaData.Codec != format.Zstd {
+				return fmt.Errorf("row group %d: column %s is %v-compressed, want zstd", g, strings.Join(cc.MetaData.PathInSchema, "."), cc.MetaData.Codec)
+			}
+		}
+	}
+	return nil
 }
 
 // checkParquetSchema refuses a file whose columns are not exactly t's.

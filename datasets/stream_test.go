@@ -5,8 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/parquet-go/parquet-go"
 )
 
 // TestStreamSameBytes: a table written a row group at a time, read back
@@ -99,5 +102,65 @@ func TestStreamSameBytes(t *testing.T) {
 	}
 	if _, _, err := write([]*Columns{parts[0], again}); !errors.Is(err, ErrInvalidRow) {
 		t.Errorf("a part that repeats the last key: %v, want a duplicate key", err)
+	}
+}
+
+// TestParquetCanonical: WriteParquet's files are canonical, also in the
+// middle of a stream; files laid out otherwise (row groups of another size,
+// other compression, other metadata, another table) are not.
+func TestParquetCanonical(t *testing.T) {
+	rows := make([]Row, RowGroupRows+10)
+	for i := range rows {
+		rows[i] = Row{fmt.Sprintf("s%07d.test", i), "Store", "beauty", "seed", "US", nil, nil}
+	}
+	c, err := FromRows(Stores, rows)
+	if err != nil {
+		t.Fatal(err)
+	}
+	canonical := func(b []byte, tb *Table) error { return ParquetCanonical(bytes.NewReader(b), int64(len(b)), tb) }
+	var pq bytes.Buffer
+	if err := WriteParquet(&pq, c); err != nil {
+		t.Fatal(err)
+	}
+	if err := canonical(pq.Bytes(), Stores); err != nil {
+		t.Errorf("WriteParquet's file: %v", err)
+	}
+	if err := canonical(pq.Bytes(), Policies); err == nil {
+		t.Error("the stores file is canonical for policies")
+	}
+
+	// A part of other than RowGroupRows rows before the last: a short
+	// first row group.
+	var short bytes.Buffer
+	pw := NewParquetWriter(&short, Stores)
+	first, _ := FromRows(Stores, rows[:10])
+	rest, _ := FromRows(Stores, rows[10:])
+	if err := errors.Join(pw.Write(first), pw.Write(rest), pw.Close()); err != nil {
+		t.Fatal(err)
+	}
+	if err := canonical(short.Bytes(), Stores); err == nil {
+		t.Error("a file with a short first row group is canonical")
+	}
+
+	// Other compression, other metadata.
+	withMeta := []parquet.WriterOption{Stores.ParquetSchema(), parquet.Compression(&parquet.Snappy)}
+	for k, v := range writerMetadata(Stores) {
+		withMeta = append(withMeta, parquet.KeyValueMetadata(k, v))
+	}
+	for name, opts := range map[string][]parquet.WriterOption{
+		"snappy":   withMeta,
+		"metadata": {Stores.ParquetSchema(), parquet.Compression(zstdCodec)},
+	} {
+		var b bytes.Buffer
+		w := parquet.NewGenericWriter[any](&b, opts...)
+		if err := writeParquetGroups(w, first); err != nil {
+			t.Fatal(err)
+		}
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := canonical(b.Bytes(), Stores); err == nil || !strings.Contains(strings.ToLower(err.Error()), name) {
+			t.Errorf("other %s: %v, want an error naming it", name, err)
+		}
 	}
 }

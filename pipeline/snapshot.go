@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 
 	"svc/datasets"
 	"svc/pipeline/check"
@@ -107,34 +109,48 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 		if n > 0 {
 			snap.Version = fmt.Sprintf("%s.%d", ri.Date, n)
 		}
-		// The pages name the version, so they are rendered for each one
-		// tried; the dataset page once the tables are written, from their
-		// sizes and sums.
-		in := pages.Input{Version: snap.Version, MethodVersion: MethodVersion, BaseURL: opts.BaseURL,
-			StoreAnswers: storeAnswers, Files: files, Weekly: weekly, Changelog: Changelog, Published: st}
-		pageFiles, err := pages.Build(ctx, in)
-		if err != nil {
-			return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
-		}
-		snap.Files = append(slices.Clip(files), pageFiles...)
-		snap.TablePages = func(ctx context.Context, t []publish.TableEntry) ([]publish.File, error) {
-			return pages.DatasetsPage(ctx, in, t)
-		}
-		res, err := publish.Publish(ctx, st, snap)
-		if errors.Is(err, datasets.ErrUnsorted) {
-			// A table file not in key order: nothing was published; load
-			// the tables whole, which sorts them.
-			for i := range snap.Sources {
-				snap.Sources[i].Groups = nil
-			}
-			res, err = publish.Publish(ctx, st, snap)
-		}
+		res, err := publishVersion(ctx, st, snap, pages.Input{Version: snap.Version, MethodVersion: MethodVersion,
+			BaseURL: opts.BaseURL, StoreAnswers: storeAnswers, Files: files, Weekly: weekly, Changelog: Changelog, Published: st})
 		if errors.Is(err, publish.ErrVersionExists) {
 			continue
 		}
 		return res, err
 	}
 	return nil, fmt.Errorf("snapshot %s: every version %s.1 to .999 is taken", opts.RunID, ri.Date)
+}
+
+// publishVersion publishes snap as the version in.Version with the site's
+// pages. The pages name the version, so they are rendered for each one
+// tried, while the tables are written (they are handed to Publish with the
+// dataset page, which shows the tables' sizes and sums once they are
+// written).
+func publishVersion(ctx context.Context, st publish.Store, snap *publish.Snapshot, in pages.Input) (*publish.Result, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel() // a Publish that fails early stops the pages
+	built := sync.OnceValues(func() ([]publish.File, error) { return pages.Build(ctx, in) })
+	go built()
+	snap.Files = in.Files
+	snap.TablePages = func(ctx context.Context, t []publish.TableEntry) ([]publish.File, error) {
+		files, err := built()
+		if err != nil {
+			return nil, err
+		}
+		dataset, err := pages.DatasetsPage(ctx, in, t)
+		if err != nil {
+			return nil, err
+		}
+		return append(slices.Clip(files), dataset...), nil
+	}
+	res, err := publish.Publish(ctx, st, snap)
+	if errors.Is(err, datasets.ErrUnsorted) {
+		// A table file not in key order: nothing was published; load the
+		// tables whole, which sorts them.
+		for i := range snap.Sources {
+			snap.Sources[i].Groups, snap.Sources[i].Parquet = nil, nil
+		}
+		res, err = publish.Publish(ctx, st, snap)
+	}
+	return res, err
 }
 
 // readOutTables finds every out/tables/<name>.parquet with its table
@@ -161,17 +177,42 @@ func readOutTables(ctx context.Context, dir string) ([]publish.TableSource, erro
 			return nil, fmt.Errorf("%s: no table definition named %q in datasets", filepath.Join(dir, e.Name()), name)
 		}
 		path := filepath.Join(dir, e.Name())
-		sources = append(sources, publish.TableSource{Table: t,
+		src := publish.TableSource{Table: t,
 			Load: func(ctx context.Context) (*datasets.Columns, error) { return readTable(path, t) },
 			Groups: func(ctx context.Context, fn func(*datasets.Columns) error) error {
 				return readTableGroups(path, t, fn)
 			},
-		})
+		}
+		// Aggregate wrote the file with the datasets writer: published as
+		// is, it is not encoded a second time.
+		canonical, err := parquetCanonical(path, t)
+		if err != nil {
+			return nil, err
+		}
+		if canonical {
+			src.Parquet = func(context.Context) (io.ReadCloser, error) { return os.Open(path) }
+		}
+		sources = append(sources, src)
 	}
 	if len(sources) == 0 {
 		return nil, fmt.Errorf("%s holds no tables", dir)
 	}
 	return sources, ctx.Err()
+}
+
+// parquetCanonical reports whether one of aggregate's table files is laid
+// out as the datasets writer lays out its rows (datasets.ParquetCanonical).
+func parquetCanonical(path string, t *datasets.Table) (bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	return datasets.ParquetCanonical(f, fi.Size(), t) == nil, nil
 }
 
 // readTableGroups reads one of aggregate's table files a row group at a

@@ -150,6 +150,13 @@ type TableSource struct {
 	// are those of Load's rows when every part but the last holds a
 	// multiple of datasets.RowGroupRows rows.
 	Groups func(ctx context.Context, fn func(*datasets.Columns) error) error
+	// Parquet, when set beside Groups, opens the table's Parquet file as
+	// it is to be published: the file Groups reads, laid out as
+	// datasets.WriteParquet lays out these rows (datasets.ParquetCanonical).
+	// Publish then copies it rather than encoding the rows a second time;
+	// Groups' parts are still checked for key order and written as CSV,
+	// and the copy's footer must count the rows they held.
+	Parquet func(ctx context.Context) (io.ReadCloser, error)
 }
 
 // File is one file outside the version folder. Path is slash-separated and
@@ -209,8 +216,9 @@ type plan struct {
 type planTable struct {
 	def    *datasets.Table
 	cols   *datasets.Columns
-	load   func(context.Context) (*datasets.Columns, error)
-	groups func(context.Context, func(*datasets.Columns) error) error
+	load    func(context.Context) (*datasets.Columns, error)
+	groups  func(context.Context, func(*datasets.Columns) error) error
+	parquet func(context.Context) (io.ReadCloser, error) // with groups: the file, copied as is
 }
 
 func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
@@ -373,7 +381,7 @@ func newPlan(ctx context.Context, snap *Snapshot) (*plan, error) {
 		if src.Table == nil || (src.Load == nil && src.Groups == nil) {
 			return nil, fmt.Errorf("%w: table source without a table or a reader", ErrInvalid)
 		}
-		if err := add(planTable{def: src.Table, load: src.Load, groups: src.Groups}); err != nil {
+		if err := add(planTable{def: src.Table, load: src.Load, groups: src.Groups, parquet: src.Parquet}); err != nil {
 			return nil, err
 		}
 	}
@@ -583,7 +591,7 @@ func (p *plan) writeTables(ctx context.Context, vw VersionWriter) (*Manifest, er
 		}
 		t := pt.def
 		if pt.groups != nil {
-			e, err := p.streamTable(ctx, vw, t, pt.groups)
+			e, err := p.streamTable(ctx, vw, pt)
 			if err != nil {
 				return nil, err
 			}
@@ -630,9 +638,10 @@ func (p *plan) writeTables(ctx context.Context, vw VersionWriter) (*Manifest, er
 
 // streamTable writes a table given a part at a time: each part is
 // checked for key order and written to the CSV and the Parquet file at the
-// same time, then let go of.
-func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Table,
-	groups func(context.Context, func(*datasets.Columns) error) error) (TableEntry, error) {
+// same time, then let go of. A table whose source gives its Parquet file
+// has that file copied instead, beside the CSV.
+func (p *plan) streamTable(ctx context.Context, vw VersionWriter, pt planTable) (TableEntry, error) {
+	t := pt.def
 	csvFile, err := p.createFile(vw, t.Name+".csv")
 	if err != nil {
 		return TableEntry{}, err
@@ -643,9 +652,9 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Ta
 		return TableEntry{}, err
 	}
 	// Three stages at once: reading the next part, writing a part's CSV,
-	// writing a part's Parquet. A part is handed to both writers before
-	// the next is read, so at most three are in memory.
-	cw, pw := datasets.NewCSVWriter(csvFile, t), datasets.NewParquetWriter(pqFile, t)
+	// writing a part's Parquet (or copying the Parquet file). A part is
+	// handed to the writers before the next is read, so at most three are
+	// in memory.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	write := func(parts <-chan *datasets.Columns, w interface{ Write(*datasets.Columns) error }, errp *error) {
@@ -657,14 +666,26 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Ta
 			}
 		}
 	}
-	csvParts, pqParts := make(chan *datasets.Columns), make(chan *datasets.Columns)
+	cw := datasets.NewCSVWriter(csvFile, t)
+	csvParts := make(chan *datasets.Columns)
 	var csvErr, pqErr error
 	var wg sync.WaitGroup
 	wg.Go(func() { write(csvParts, cw, &csvErr) })
-	wg.Go(func() { write(pqParts, pw, &pqErr) })
+	var pw *datasets.ParquetWriter
+	var pqParts chan *datasets.Columns // nil when the file is copied
+	if pt.parquet != nil {
+		wg.Go(func() {
+			if pqErr = copyParquet(wctx, pqFile, pt.parquet); pqErr != nil {
+				cancel()
+			}
+		})
+	} else {
+		pw, pqParts = datasets.NewParquetWriter(pqFile, t), make(chan *datasets.Columns)
+		wg.Go(func() { write(pqParts, pw, &pqErr) })
+	}
 	var order datasets.KeyOrder
 	var rows int64
-	err = groups(wctx, func(c *datasets.Columns) error {
+	err = pt.groups(wctx, func(c *datasets.Columns) error {
 		if err := wctx.Err(); err != nil {
 			return err
 		}
@@ -676,17 +697,24 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Ta
 		}
 		rows += int64(c.Len())
 		csvParts <- c
-		pqParts <- c
+		if pqParts != nil {
+			pqParts <- c
+		}
 		return nil
 	})
 	close(csvParts)
-	close(pqParts)
+	if pqParts != nil {
+		close(pqParts)
+	}
 	wg.Wait()
 	if werr := errors.Join(csvErr, pqErr); werr != nil {
 		err = werr // the cause of a cancelled read
 	}
 	if err == nil {
-		err = errors.Join(cw.Close(), pw.Close())
+		err = cw.Close()
+		if pw != nil {
+			err = errors.Join(err, pw.Close())
+		}
 	}
 	csvEntry, csvErr := p.finishFile(csvFile, err)
 	pqEntry, pqErr := p.finishFile(pqFile, err)
@@ -698,6 +726,17 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, t *datasets.Ta
 		Rows: rows, Key: t.Key, Columns: columnEntries(t),
 		CSV: csvEntry, Parquet: pqEntry,
 	}, nil
+}
+
+// copyParquet copies the Parquet file open gives into w.
+func copyParquet(ctx context.Context, w io.Writer, open func(context.Context) (io.ReadCloser, error)) error {
+	r, err := open(ctx)
+	if err != nil {
+		return err
+	}
+	defer r.Close()
+	_, err = io.Copy(w, r)
+	return err
 }
 
 // writeManifest writes the rest of the version folder, manifest.json

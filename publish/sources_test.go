@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 
@@ -13,15 +14,18 @@ import (
 )
 
 // TestSourcesSameBytes: tables given as sources, loaded whole or read a
-// part at a time, publish the tree of the same tables given in memory;
-// parts out of key order publish nothing. TablePages sees the manifest's
-// entries of the tables as written.
+// part at a time (with their Parquet file encoded again or copied),
+// publish the tree of the same tables given in memory; parts out of key
+// order publish nothing, nor does a copied Parquet file that does not hold
+// the parts' rows. TablePages sees the manifest's entries of the tables as
+// written.
 func TestSourcesSameBytes(t *testing.T) {
 	ctx := context.Background()
 	want := newStore(t)
 	mustPublish(t, want, testSnapshot(t, "2026-05-04"))
 
-	asSources := func(snap *Snapshot, groups bool, reverse bool) {
+	// file, when set, gives the Parquet file copied for a table's rows.
+	asSources := func(snap *Snapshot, groups, reverse bool, file func(*datasets.Columns) []byte) {
 		for _, c := range snap.Tables {
 			var pq bytes.Buffer
 			if err := datasets.WriteParquet(&pq, c); err != nil {
@@ -50,24 +54,56 @@ func TestSourcesSameBytes(t *testing.T) {
 					}
 					return nil
 				}
+				if file != nil {
+					b := file(c)
+					src.Parquet = func(context.Context) (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(b)), nil }
+				}
 			}
 			snap.Sources = append(snap.Sources, src)
 		}
 		snap.Tables = nil
 	}
-	for _, groups := range []bool{false, true} {
+	encode := func(c *datasets.Columns) []byte {
+		var pq bytes.Buffer
+		if err := datasets.WriteParquet(&pq, c); err != nil {
+			t.Fatal(err)
+		}
+		return pq.Bytes()
+	}
+	for _, v := range []struct {
+		groups bool
+		file   func(*datasets.Columns) []byte
+	}{{false, nil}, {true, nil}, {true, encode}} {
 		st := newStore(t)
 		snap := testSnapshot(t, "2026-05-04")
-		asSources(snap, groups, false)
+		asSources(snap, v.groups, false, v.file)
 		mustPublish(t, st, snap)
 		if diff := cmp.Diff(tree(t, want.Root()), tree(t, st.Root())); diff != "" {
-			t.Errorf("groups %v: the tree differs from the one of in-memory tables (-want +got):\n%.2000s", groups, diff)
+			t.Errorf("groups %v, Parquet copied %v: the tree differs from the one of in-memory tables (-want +got):\n%.2000s",
+				v.groups, v.file != nil, diff)
 		}
 	}
 
+	// A copied file of fewer rows than the parts: its footer disagrees.
 	st := newStore(t)
 	snap := testSnapshot(t, "2026-05-04")
-	asSources(snap, true, true)
+	asSources(snap, true, false, func(c *datasets.Columns) []byte {
+		fewer, err := datasets.FromRows(c.Table(), c.Rows()[:c.Len()/2])
+		if err != nil {
+			t.Fatal(err)
+		}
+		return encode(fewer)
+	})
+	if _, err := Publish(ctx, st, snap); !errors.Is(err, ErrMismatch) {
+		t.Errorf("a copied Parquet file of other rows: %v, want ErrMismatch", err)
+	}
+	if v, _ := st.Latest(ctx); v != "" {
+		t.Errorf("a copied Parquet file of other rows published %s", v)
+	}
+
+	st = newStore(t)
+	snap = testSnapshot(t, "2026-05-04")
+	asSources(snap, true, true, nil)
 	if _, err := Publish(ctx, st, snap); !errors.Is(err, datasets.ErrUnsorted) || !errors.Is(err, ErrInvalid) {
 		t.Errorf("parts out of order: %v, want ErrUnsorted", err)
 	}
