@@ -35,7 +35,6 @@
 package publish
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"crypto/sha256"
@@ -801,14 +800,14 @@ func (p *plan) writeFile(vw VersionWriter, name string, write func(io.Writer) er
 	return p.finishFile(f, write(f))
 }
 
-// stagedFile is a file of the version folder being written: buffered,
-// then hashed, counted and written by its own goroutine, so that encoding
-// the next bytes (CSV formatting, say) overlaps them.
+// stagedFile is a file of the version folder being written: its bytes
+// are gathered into large blocks, each hashed, counted and written by a
+// goroutine of its own, so that encoding the next bytes (CSV formatting,
+// say) overlaps them.
 type stagedFile struct {
 	name string
 	f    io.WriteCloser
 	aw   *asyncWriter
-	bw   *bufio.Writer
 }
 
 func (p *plan) createFile(vw VersionWriter, name string) (*stagedFile, error) {
@@ -816,18 +815,14 @@ func (p *plan) createFile(vw VersionWriter, name string) (*stagedFile, error) {
 	if err != nil {
 		return nil, fmt.Errorf("write %s: %w", name, err)
 	}
-	aw := newAsyncWriter(f)
-	return &stagedFile{name: name, f: f, aw: aw, bw: bufio.NewWriterSize(aw, 1<<20)}, nil
+	return &stagedFile{name: name, f: f, aw: newAsyncWriter(f)}, nil
 }
 
-func (s *stagedFile) Write(b []byte) (int, error) { return s.bw.Write(b) }
+func (s *stagedFile) Write(b []byte) (int, error) { return s.aw.Write(b) }
 
 // finishFile flushes and closes a staged file (err: the write failed) and
 // returns its manifest entry.
 func (p *plan) finishFile(s *stagedFile, err error) (FileEntry, error) {
-	if err == nil {
-		err = s.bw.Flush()
-	}
 	if aerr := s.aw.close(); err == nil {
 		err = aerr
 	}
@@ -848,14 +843,19 @@ func (p *plan) url(rel string) string {
 	return strings.TrimSuffix(p.snap.BaseURL, "/") + "/" + rel
 }
 
-// asyncWriter hashes, counts and writes what it is given in a goroutine
-// of its own; Write copies the bytes and returns at once, and close
-// returns the first error.
+// asyncBlock is the size of the blocks an asyncWriter hands over.
+const asyncBlock = 1 << 20
+
+// asyncWriter gathers what it is given into blocks of asyncBlock bytes
+// and hashes, counts and writes each in a goroutine of its own: Write
+// copies the bytes (the one copy they get before the write) and returns at
+// once, and close writes the last block and returns the first error.
 type asyncWriter struct {
 	w    io.Writer
 	h    hash.Hash
 	n    int64 // bytes written, read after close
 	err  error // read after close
+	cur  []byte
 	ch   chan []byte
 	free chan []byte
 	done chan struct{}
@@ -873,7 +873,7 @@ func newAsyncWriter(w io.Writer) *asyncWriter {
 				a.n += int64(n)
 			}
 			select {
-			case a.free <- b:
+			case a.free <- b[:0]:
 			default:
 			}
 		}
@@ -882,16 +882,31 @@ func newAsyncWriter(w io.Writer) *asyncWriter {
 }
 
 func (a *asyncWriter) Write(p []byte) (int, error) {
-	var b []byte
-	select {
-	case b = <-a.free:
-	default:
+	n := len(p)
+	for len(p) > 0 {
+		if a.cur == nil {
+			select {
+			case a.cur = <-a.free:
+			default:
+				a.cur = make([]byte, 0, asyncBlock)
+			}
+		}
+		k := min(len(p), asyncBlock-len(a.cur))
+		a.cur = append(a.cur, p[:k]...)
+		p = p[k:]
+		if len(a.cur) == asyncBlock {
+			a.ch <- a.cur
+			a.cur = nil
+		}
 	}
-	a.ch <- append(b[:0], p...)
-	return len(p), nil
+	return n, nil
 }
 
 func (a *asyncWriter) close() error {
+	if len(a.cur) > 0 {
+		a.ch <- a.cur
+		a.cur = nil
+	}
 	close(a.ch)
 	<-a.done
 	return a.err
