@@ -166,6 +166,9 @@ func (v *dirVersion) Create(name string) (io.WriteCloser, error) {
 	return syncCloser{f}, nil
 }
 
+// localFiles marks the folder's files as local (see checkStaged).
+func (v *dirVersion) localFiles() {}
+
 func (v *dirVersion) Open(name string) (io.ReadCloser, error) {
 	p, err := v.file(name)
 	if err != nil {

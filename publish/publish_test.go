@@ -617,3 +617,45 @@ func TestCompareVersions(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckLocal: a local staged file is checked by its size and its
+// Parquet footer's row count.
+func TestCheckLocal(t *testing.T) {
+	c, err := datasets.FromRows(datasets.Stores, []datasets.Row{{"a.test", "A", "beauty", "seed", "US", nil, nil}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pq bytes.Buffer
+	if err := datasets.WriteParquet(&pq, c); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "stores.parquet")
+	if err := os.WriteFile(path, pq.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	size := int64(pq.Len())
+	for _, v := range []struct {
+		bytes, rows int64
+		parquet     bool
+		ok          bool
+	}{
+		{size, 1, true, true},
+		{size, 2, true, false},      // another row count
+		{size + 1, 1, true, false},  // another size
+		{size - 1, 0, false, false}, // another size, not Parquet
+		{size, 0, false, true},      // not Parquet: the size alone
+	} {
+		f, err := os.Open(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		err = checkLocal(f, FileEntry{Path: "stores.parquet", Bytes: v.bytes}, v.rows, v.parquet)
+		f.Close()
+		if v.ok != (err == nil) || err != nil && !errors.Is(err, ErrMismatch) {
+			t.Errorf("%d bytes, %d rows, Parquet %v: %v", v.bytes, v.rows, v.parquet, err)
+		}
+	}
+	if _, ok := any(&dirVersion{}).(localFiles); !ok {
+		t.Error("a folder's version writer is not checked as local files")
+	}
+}
