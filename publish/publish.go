@@ -210,6 +210,12 @@ type plan struct {
 	paths  map[string]bool
 	dirs   map[string]bool // folders of files, each given an ATTRIBUTION.txt
 	same   map[string]bool // files that already hold the right bytes
+
+	// Staged files are closed (made durable: fsync, or the upload) in the
+	// background while the next are written; waitClosed waits for them.
+	closing  sync.WaitGroup
+	closeMu  sync.Mutex
+	closeErr error
 }
 
 // planTable is one table to write: its rows, or how to read them.
@@ -253,6 +259,7 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 		return nil, err
 	}
 	defer vw.Abort()
+	defer p.waitClosed() // before Abort
 	m, err := p.writeTables(ctx, vw)
 	if err != nil {
 		return nil, err
@@ -777,6 +784,10 @@ func (p *plan) writeManifest(vw VersionWriter, m *Manifest) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	// manifest.json is written once every other file is durable.
+	if err := p.waitClosed(); err != nil {
+		return nil, err
+	}
 	w, err := vw.Create(manifestFile)
 	if err != nil {
 		return nil, err
@@ -821,23 +832,39 @@ func (p *plan) createFile(vw VersionWriter, name string) (*stagedFile, error) {
 
 func (s *stagedFile) Write(b []byte) (int, error) { return s.aw.Write(b) }
 
-// finishFile flushes and closes a staged file (err: the write failed) and
-// returns its manifest entry.
+// finishFile flushes a staged file (err: the write failed), starts
+// closing it in the background (waitClosed) and returns its manifest entry.
 func (p *plan) finishFile(s *stagedFile, err error) (FileEntry, error) {
 	if aerr := s.aw.close(); err == nil {
 		err = aerr
 	}
-	if cerr := s.f.Close(); err == nil {
-		err = cerr
-	}
 	if err != nil {
+		s.f.Close()
 		return FileEntry{}, fmt.Errorf("write %s: %w", s.name, err)
 	}
+	// A file's fsync waits for its bytes to reach the disk, hundreds of
+	// megabytes for a large CSV: the next table is written meanwhile.
+	p.closing.Go(func() {
+		if err := s.f.Close(); err != nil {
+			p.closeMu.Lock()
+			p.closeErr = errors.Join(p.closeErr, fmt.Errorf("write %s: %w", s.name, err))
+			p.closeMu.Unlock()
+		}
+	})
 	dir := "data/" + p.snap.Version + "/"
 	return FileEntry{
 		Path: s.name, Bytes: s.aw.n, SHA256: hex.EncodeToString(s.aw.h.Sum(nil)),
 		URL: p.url(dir + s.name), LatestURL: p.url("data/latest/" + s.name),
 	}, nil
+}
+
+// waitClosed waits until every staged file is closed and returns the
+// errors of those that failed.
+func (p *plan) waitClosed() error {
+	p.closing.Wait()
+	p.closeMu.Lock()
+	defer p.closeMu.Unlock()
+	return p.closeErr
 }
 
 func (p *plan) url(rel string) string {
