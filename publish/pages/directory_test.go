@@ -2,7 +2,11 @@ package pages
 
 import (
 	"bytes"
+	"fmt"
 	"html/template"
+	"slices"
+	"sort"
+	"strings"
 	"testing"
 	"time"
 )
@@ -42,5 +46,40 @@ func TestDirRowsLikeTemplate(t *testing.T) {
 		if got := string(dirRows(site, rows)); got != want.String() {
 			t.Errorf("base %q: dirRows wrote\n%s\nthe template\n%s", base, got, want.String())
 		}
+	}
+}
+
+// TestSortEntries: directory rows come in category order (unknown
+// categories last, by slug), then by name ignoring case, then by host.
+func TestSortEntries(t *testing.T) {
+	cats := append(slices.Clone(categoryOrder[:3]), "zz-unknown", "aa-unknown")
+	names := []string{"beta", "Alpha", "alpha", "Beta", "gamma"}
+	var es []dirEntry
+	for i := range 200 {
+		es = append(es, dirEntry{Host: fmt.Sprintf("h%03d.test", (i*37)%200), Name: names[i%len(names)], Category: cats[i%len(cats)]})
+	}
+	rank := func(c string) int {
+		if i := slices.Index(categoryOrder, c); i >= 0 {
+			return i
+		}
+		return len(categoryOrder)
+	}
+	want := slices.Clone(es)
+	sort.SliceStable(want, func(i, j int) bool {
+		a, b := want[i], want[j]
+		if rank(a.Category) != rank(b.Category) {
+			return rank(a.Category) < rank(b.Category)
+		}
+		if a.Category != b.Category {
+			return a.Category < b.Category
+		}
+		if la, lb := strings.ToLower(a.Name), strings.ToLower(b.Name); la != lb {
+			return la < lb
+		}
+		return a.Host < b.Host
+	})
+	sortEntries(es)
+	if !slices.Equal(es, want) {
+		t.Errorf("sortEntries order differs:\n got %v\nwant %v", es[:10], want[:10])
 	}
 }
