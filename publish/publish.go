@@ -220,8 +220,8 @@ type plan struct {
 
 // planTable is one table to write: its rows, or how to read them.
 type planTable struct {
-	def    *datasets.Table
-	cols   *datasets.Columns
+	def     *datasets.Table
+	cols    *datasets.Columns
 	load    func(context.Context) (*datasets.Columns, error)
 	groups  func(context.Context, func(*datasets.Columns) error) error
 	parquet func(context.Context) (io.ReadCloser, error) // with groups: the file, copied as is
