@@ -575,7 +575,8 @@ func gate(ctx context.Context, st Store, prev string, m *Manifest) error {
 
 // writeTables writes the tables into the version folder, each loaded (when
 // it is a source), encoded once as CSV and Parquet at the same time, and
-// let go of before the next; it returns the manifest with their entries.
+// let go of when written; it returns the manifest with their entries, in
+// table order.
 func (p *plan) writeTables(ctx context.Context, vw VersionWriter) (*Manifest, error) {
 	snap := p.snap
 	m := &Manifest{
@@ -592,55 +593,102 @@ func (p *plan) writeTables(ctx context.Context, vw VersionWriter) (*Manifest, er
 	if m.Changelog == nil {
 		m.Changelog = []ChangelogEntry{}
 	}
-	for _, pt := range p.tables {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+	// Tables read a part at a time are written streamedAtOnce at a time:
+	// one table's stages (reading, CSV, hashing and writing) leave a core
+	// idle while they wait on each other, which a second table fills.
+	entries := make([]TableEntry, len(p.tables))
+	errs := make([]error, len(p.tables))
+	sctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	slots := make(chan struct{}, streamedAtOnce)
+	var streams sync.WaitGroup
+	for i, pt := range p.tables {
+		if sctx.Err() != nil {
+			break
 		}
-		t := pt.def
 		if pt.groups != nil {
-			e, err := p.streamTable(ctx, vw, pt)
-			if err != nil {
-				return nil, err
-			}
-			m.Tables = append(m.Tables, e)
-			m.Files = append(m.Files, e.CSV, e.Parquet)
+			slots <- struct{}{}
+			streams.Go(func() {
+				defer func() { <-slots }()
+				if entries[i], errs[i] = p.streamTable(sctx, vw, pt); errs[i] != nil {
+					cancel()
+				}
+			})
 			continue
 		}
-		c := pt.cols
-		if c == nil {
-			var err error
-			if c, err = pt.load(ctx); err != nil {
-				return nil, fmt.Errorf("load %s: %w", t.Name, err)
-			}
-			if c == nil || c.Table().Name != t.Name {
-				return nil, fmt.Errorf("%w: the source of %s loaded another table", ErrInvalid, t.Name)
-			}
-			// Before the encoders start: Sort is not safe beside them.
-			if err := c.Sort(); err != nil {
-				return nil, fmt.Errorf("%w: %w", ErrInvalid, err)
-			}
+		if entries[i], errs[i] = p.writeLoaded(sctx, vw, pt); errs[i] != nil {
+			break
 		}
-		var csvEntry, pqEntry FileEntry
-		var csvErr, pqErr error
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			csvEntry, csvErr = p.writeFile(vw, t.Name+".csv", func(w io.Writer) error { return datasets.WriteCSV(w, c) })
-		})
-		wg.Go(func() {
-			pqEntry, pqErr = p.writeFile(vw, t.Name+".parquet", func(w io.Writer) error { return datasets.WriteParquet(w, c) })
-		})
-		wg.Wait()
-		if err := errors.Join(csvErr, pqErr); err != nil {
-			return nil, err
-		}
-		m.Tables = append(m.Tables, TableEntry{
-			Name: t.Name, Title: t.Title, Description: t.Description,
-			Rows: int64(c.Len()), Key: t.Key, Columns: columnEntries(t),
-			CSV: csvEntry, Parquet: pqEntry,
-		})
-		m.Files = append(m.Files, csvEntry, pqEntry)
+	}
+	streams.Wait()
+	if err := firstError(ctx, errs); err != nil {
+		return nil, err
+	}
+	for _, e := range entries {
+		m.Tables = append(m.Tables, e)
+		m.Files = append(m.Files, e.CSV, e.Parquet)
 	}
 	return m, nil
+}
+
+// streamedAtOnce is how many tables read a part at a time are written at
+// once.
+const streamedAtOnce = 2
+
+// firstError returns the first error of errs that is not a cancellation
+// (which another table's error causes), else ctx's error, else the first.
+func firstError(ctx context.Context, errs []error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
+			return err
+		}
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeLoaded writes a table given whole (or loaded whole from its
+// source) as CSV and Parquet at the same time.
+func (p *plan) writeLoaded(ctx context.Context, vw VersionWriter, pt planTable) (TableEntry, error) {
+	t, c := pt.def, pt.cols
+	if c == nil {
+		var err error
+		if c, err = pt.load(ctx); err != nil {
+			return TableEntry{}, fmt.Errorf("load %s: %w", t.Name, err)
+		}
+		if c == nil || c.Table().Name != t.Name {
+			return TableEntry{}, fmt.Errorf("%w: the source of %s loaded another table", ErrInvalid, t.Name)
+		}
+		// Before the encoders start: Sort is not safe beside them.
+		if err := c.Sort(); err != nil {
+			return TableEntry{}, fmt.Errorf("%w: %w", ErrInvalid, err)
+		}
+	}
+	var csvEntry, pqEntry FileEntry
+	var csvErr, pqErr error
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		csvEntry, csvErr = p.writeFile(vw, t.Name+".csv", func(w io.Writer) error { return datasets.WriteCSV(w, c) })
+	})
+	wg.Go(func() {
+		pqEntry, pqErr = p.writeFile(vw, t.Name+".parquet", func(w io.Writer) error { return datasets.WriteParquet(w, c) })
+	})
+	wg.Wait()
+	if err := errors.Join(csvErr, pqErr); err != nil {
+		return TableEntry{}, err
+	}
+	return TableEntry{
+		Name: t.Name, Title: t.Title, Description: t.Description,
+		Rows: int64(c.Len()), Key: t.Key, Columns: columnEntries(t),
+		CSV: csvEntry, Parquet: pqEntry,
+	}, nil
 }
 
 // streamTable writes a table given a part at a time: each part is
