@@ -3,6 +3,8 @@ package pipeline
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,7 +13,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
+	"unsafe"
 
 	"github.com/duckdb/duckdb-go/v2/mapping"
 
@@ -163,24 +167,43 @@ func Aggregate(ctx context.Context, opts AggregateOptions) (*AggregateResult, er
 	start := time.Now()
 	names := append(sortedKeys(a.out), sortedKeys(a.copies)...)
 	slices.Sort(names)
-	for _, name := range names {
-		path := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return nil, fmt.Errorf("aggregate %s: %w", id, err)
-		}
-		if src, ok := a.copies[name]; ok {
-			err = durable.CopyFileAtomic(src, path, 0o644)
-		} else {
-			err = durable.WriteFileAtomic(path, a.out[name], 0o644)
-		}
-		if err != nil {
-			return nil, fmt.Errorf("aggregate %s: %w", id, err)
-		}
-		res.Files = append(res.Files, name)
+	if err := a.writeFiles(names); err != nil {
+		return nil, fmt.Errorf("aggregate %s: %w", id, err)
 	}
+	res.Files = names
 	opts.Log.Debug("aggregate wrote files", "took", time.Since(start))
 	opts.Log.Info("aggregate finished", "run", id, "previous", a.prev.ID, "files", len(res.Files))
 	return res, nil
+}
+
+// writeFiles writes the outputs, each file in a goroutine of its own:
+// most of a file's time is the wait for its fsync, and the waits overlap.
+// Every file is attempted; the error is the first in name order.
+func (a *aggregator) writeFiles(names []string) error {
+	errs := make([]error, len(names))
+	var wg sync.WaitGroup
+	for i, name := range names {
+		wg.Go(func() { errs[i] = a.writeFile(name) })
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// writeFile writes one output, name relative to the run folder.
+func (a *aggregator) writeFile(name string) error {
+	path := filepath.Join(a.dir, filepath.FromSlash(name))
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return err
+	}
+	if src, ok := a.copies[name]; ok {
+		return durable.CopyFileAtomic(src, path, 0o644)
+	}
+	return durable.WriteFileAtomic(path, a.out[name], 0o644)
 }
 
 // FindPreviousRun returns the folder of the latest run before cur (by
@@ -248,24 +271,29 @@ func (a *aggregator) build(ctx context.Context) error {
 		return err
 	}
 
-	// The tables, in dependency order: signals feeds store_answers, which
-	// feeds changes.
+	// The tables: signals feeds them all, and store_answers feeds changes.
+	// Each table's rows are encoded in the background while the next ones
+	// are queried (addTable), so the order is chosen for overlap:
+	// agent_facts, the largest, is read into Go (on one CPU) while
+	// product_data is encoded, and encoded while the smaller tables are
+	// queried.
 	start := time.Now()
 	if err := a.exec(ctx, "aggregate_signals.sql", svcsql.Text("aggregate_signals.sql")); err != nil {
 		return err
 	}
 	a.opts.Log.Debug("aggregate signals", "took", time.Since(start))
 	for _, step := range []struct {
-		t    *datasets.Table
-		file string
-		keep bool // later SQL reads the table
+		t       *datasets.Table
+		file    string
+		keep    bool            // later SQL reads the table
+		derived []derivedColumn // computed as the rows are read
 	}{
-		{datasets.StoreAnswers, "aggregate_store_answers.sql", a.hasPrev()}, // read by aggregate_changes.sql
-		{datasets.Stores, "aggregate_stores.sql", false},
-		{datasets.AgentFacts, "aggregate_agent_facts.sql", false},
-		{datasets.ProductData, "aggregate_product_data.sql", false},
-		{datasets.Policies, "aggregate_policies.sql", false},
-		{datasets.Changes, "aggregate_changes.sql", true}, // read by aggregate_change_counts.sql
+		{datasets.ProductData, "aggregate_product_data.sql", false, nil},
+		{datasets.AgentFacts, "aggregate_agent_facts.sql", false, []derivedColumn{evidenceSHA256}},
+		{datasets.StoreAnswers, "aggregate_store_answers.sql", a.hasPrev(), nil}, // read by aggregate_changes.sql
+		{datasets.Stores, "aggregate_stores.sql", false, nil},
+		{datasets.Policies, "aggregate_policies.sql", false, nil},
+		{datasets.Changes, "aggregate_changes.sql", true, nil}, // read by aggregate_change_counts.sql
 	} {
 		if step.t == datasets.Changes && !a.hasPrev() {
 			// Without a previous run every input of the changes SQL but
@@ -279,24 +307,24 @@ func (a *aggregator) build(ctx context.Context) error {
 			}
 			continue
 		}
-		if err := a.derivedTable(ctx, step.t, step.file, step.keep); err != nil {
+		if err := a.derivedTable(ctx, step.t, step.file, step.keep, step.derived...); err != nil {
 			return err
 		}
 	}
-	if err := a.waitTable(); err != nil {
+	if err := a.inputTables(ctx); err != nil {
 		return err
 	}
-	if err := a.inputTables(ctx); err != nil {
+	start = time.Now()
+	if err := a.figures(ctx); err != nil { // while the last table is encoded
+		return err
+	}
+	a.opts.Log.Debug("aggregate figures", "took", time.Since(start))
+	if err := a.waitTable(); err != nil {
 		return err
 	}
 	slices.SortFunc(a.tables, func(x, y TableCount) int {
 		return tableOrder(x.Name) - tableOrder(y.Name)
 	})
-	start = time.Now()
-	if err := a.figures(ctx); err != nil {
-		return err
-	}
-	a.opts.Log.Debug("aggregate figures", "took", time.Since(start))
 	return nil
 }
 
@@ -476,11 +504,14 @@ func (a *aggregator) loadPrevious(ctx context.Context, t *datasets.Table) ([]str
 	return out, nil
 }
 
-// derivedTable runs the table's SQL file, reads the rows (in key order:
-// each file ends in ORDER BY the key, so the writer's sort is one check)
-// and encodes them. A table that later SQL reads (keep) is created in
-// DuckDB first and read back from there.
-func (a *aggregator) derivedTable(ctx context.Context, t *datasets.Table, file string, keep bool) error {
+// derivedTable runs the table's SQL file, reads the rows and encodes them.
+// The rows come in key order, so the writer's sort is one check: a file
+// that reads signals alone keeps its host order (aggregate_signals.sql),
+// the others end in ORDER BY the key. (Rows out of order would cost a
+// sort, never a byte.) The derived columns, which the SQL leaves null, are
+// computed as the rows are read. A table that later SQL reads (keep) is
+// created in DuckDB first and read back from there.
+func (a *aggregator) derivedTable(ctx context.Context, t *datasets.Table, file string, keep bool, derived ...derivedColumn) error {
 	start := time.Now()
 	query := svcsql.Text(file)
 	if keep {
@@ -489,12 +520,24 @@ func (a *aggregator) derivedTable(ctx context.Context, t *datasets.Table, file s
 		}
 		query = "SELECT * FROM " + sqlIdent(t.Name)
 	}
-	cols, err := a.duck.queryColumns(ctx, t, query)
+	cols, err := a.duck.queryColumns(ctx, t, query, derived...)
 	if err != nil {
 		return fmt.Errorf("%s: %w", file, err)
 	}
 	a.opts.Log.Debug("aggregate queried", "table", t.Name, "rows", cols.Len(), "took", time.Since(start))
 	return a.addTable(cols)
+}
+
+// evidenceSHA256 is agent_facts.evidence_sha256, the sha256 of the
+// evidence text in lower-case hex as DuckDB's sha256 gives it, computed as
+// the rows are read: DuckDB's sha256 took a third of the table's query,
+// Go's uses the CPU's SHA instructions.
+var evidenceSHA256 = derivedColumn{column: "evidence_sha256", from: "evidence", value: appendSHA256Hex}
+
+// appendSHA256Hex appends the sha256 of s in lower-case hex to buf.
+func appendSHA256Hex(buf []byte, s string) []byte {
+	sum := sha256.Sum256(unsafe.Slice(unsafe.StringData(s), len(s)))
+	return hex.AppendEncode(buf, sum[:])
 }
 
 // copyTable republishes a stage's table file byte for byte: it was

@@ -261,8 +261,9 @@ func scanRow(row []any, dst ...any) error {
 // queryColumns runs a query whose result has t's column names in t's order
 // and reads it into t's columns, chunk by chunk, column by column. Nulls in
 // a column that is not nullable are refused; JSON text built by DuckDB is
-// taken as it is (datasets.Columns.AppendColumns).
-func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query string) (*datasets.Columns, error) {
+// taken as it is (datasets.Columns.AppendColumns). The derived columns are
+// computed here from other columns of the row; the query returns them null.
+func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query string, derived ...derivedColumn) (*datasets.Columns, error) {
 	var res mapping.Result
 	defer mapping.DestroyResult(&res)
 	if err := d.run(ctx, query, &res); err != nil {
@@ -282,6 +283,20 @@ func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query st
 		if !loadable(c.Type, types[j]) {
 			return nil, fmt.Errorf("table %s column %s: DuckDB type %d does not load into a %s column", t.Name, c.Name, types[j], c.Type)
 		}
+	}
+	// Column j is read from result column src[j]: its own, or for a
+	// derived column the one derivers[j] computes it from.
+	src := make([]int, len(t.Columns))
+	derivers := make([]*deriver, len(t.Columns))
+	for j := range src {
+		src[j] = j
+	}
+	for _, dc := range derived {
+		j, from := t.ColumnIndex(dc.column), t.ColumnIndex(dc.from)
+		if j < 0 || from < 0 || t.Columns[j].Type != datasets.String || !isText(t.Columns[from].Type) {
+			return nil, fmt.Errorf("table %s: cannot derive column %s from %s", t.Name, dc.column, dc.from)
+		}
+		src[j], derivers[j] = from, newDeriver(dc.value)
 	}
 	// Room for every row up front: growing million-row columns a chunk at
 	// a time copies them over and over. A materialized result knows its
@@ -303,7 +318,7 @@ func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query st
 		size := int(mapping.DataChunkGetSize(chunk))
 		err := cols.AppendColumns(size, func(b datasets.Batch) error {
 			for j, c := range t.Columns {
-				v := vectorOf(mapping.DataChunkGetVector(chunk, mapping.IdxT(j)), size)
+				v := vectorOf(mapping.DataChunkGetVector(chunk, mapping.IdxT(src[j])), size)
 				valid := b.Valid(j)
 				if v.mask != nil {
 					if valid == nil {
@@ -319,12 +334,14 @@ func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query st
 						}
 					}
 				}
-				switch c.Type {
-				case datasets.String, datasets.JSON:
+				switch {
+				case derivers[j] != nil:
+					v.derive(b, j, valid, derivers[j])
+				case isText(c.Type):
 					v.strings(b, j, valid)
-				case datasets.Bool:
+				case c.Type == datasets.Bool:
 					v.bools(b.Bools(j), valid)
-				case datasets.Float64:
+				case c.Type == datasets.Float64:
 					v.floats(types[j], b.Float64s(j), valid)
 				default: // Int64, Timestamp, Date
 					v.ints(types[j], b.Int64s(j), valid)
@@ -338,6 +355,47 @@ func (d *duckConn) queryColumns(ctx context.Context, t *datasets.Table, query st
 		}
 	}
 	return cols, nil
+}
+
+// A derivedColumn is a String column that queryColumns computes from a
+// String or JSON column of the same row (from) rather than reading it from
+// DuckDB, for values Go computes much faster: value appends the value for
+// from's text to buf. It is null where from is.
+type derivedColumn struct {
+	column, from string
+	value        func(buf []byte, from string) []byte
+}
+
+func isText(t datasets.Type) bool { return t == datasets.String || t == datasets.JSON }
+
+// A deriver computes one derived column's values. It remembers the values
+// of the first deriverMemo distinct texts it sees: in agent_facts two of
+// the three facts with evidence have a few hundred distinct texts over
+// any number of stores, so most evidence is looked up rather than hashed
+// again, and its hash shares one copy.
+type deriver struct {
+	value func([]byte, string) []byte
+	memo  map[string]string
+	buf   []byte
+}
+
+const deriverMemo = 1 << 12
+
+func newDeriver(value func([]byte, string) []byte) *deriver {
+	return &deriver{value: value, memo: map[string]string{}}
+}
+
+// derive returns the value for from, copied into batch column j's storage.
+func (d *deriver) derive(b datasets.Batch, j int, from string) string {
+	if s, ok := d.memo[from]; ok {
+		return s
+	}
+	d.buf = d.value(d.buf[:0], from)
+	s := b.CopyString(j, unsafe.String(unsafe.SliceData(d.buf), len(d.buf)))
+	if len(d.memo) < deriverMemo {
+		d.memo[strings.Clone(from)] = s
+	}
+	return s
 }
 
 // loadable reports whether a DuckDB column of type dt loads into a column
@@ -397,6 +455,16 @@ func (v vector) strings(b datasets.Batch, j int, valid []bool) {
 	for k := range dst {
 		if valid == nil || valid[k] {
 			dst[k] = b.CopyString(j, v.str(k))
+		}
+	}
+}
+
+// derive fills batch column j with d's values for the column's strings.
+func (v vector) derive(b datasets.Batch, j int, valid []bool, d *deriver) {
+	dst := b.Strings(j)
+	for k := range dst {
+		if valid == nil || valid[k] {
+			dst[k] = d.derive(b, j, v.str(k))
 		}
 	}
 }

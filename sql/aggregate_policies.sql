@@ -1,14 +1,11 @@
 -- aggregate_policies.sql: four rows per store, one per policy kind, from
 -- the check's policy flags (null when the homepage was not checked as a
--- shop).
-SELECT host, policy, found, checked_at
-FROM (
-    SELECT host, 'privacy' AS policy, policy_privacy AS found, checked_at FROM checks
-    UNION ALL
-    SELECT host, 'returns', policy_returns, checked_at FROM checks
-    UNION ALL
-    SELECT host, 'shipping', policy_shipping, checked_at FROM checks
-    UNION ALL
-    SELECT host, 'terms', policy_terms, checked_at FROM checks
-)
-ORDER BY host, policy;
+-- shop). One scan of signals: each store's four rows are unnested (the
+-- two lists side by side) in policy order, so with the host order of
+-- signals they come out in key order without a sort.
+SELECT
+    host,
+    unnest(['privacy', 'returns', 'shipping', 'terms']) AS policy,
+    unnest([policy_privacy, policy_returns, policy_shipping, policy_terms]) AS found,
+    checked_at
+FROM signals;

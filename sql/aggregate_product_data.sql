@@ -4,7 +4,8 @@
 -- fields a search vendor's agentic checkout reads are present: name, a
 -- price above 0, currency, availability, GTIN or SKU, image. ready: all
 -- six; partial: a product with some missing; not_ready: no product data.
--- It is read from saved public evidence and is not vendor approval.
+-- It is read from saved public evidence and is not vendor approval. The
+-- rows keep the host order of signals.
 WITH fields AS (
     SELECT
         host,
@@ -66,5 +67,4 @@ SELECT
         'note', 'Read from saved public evidence; not vendor approval. Merchant feed eligibility cannot be checked from outside.')::VARCHAR
     END AS vendor_readiness,
     checked_at
-FROM rated
-ORDER BY host;
+FROM rated;

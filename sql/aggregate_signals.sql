@@ -15,6 +15,13 @@
 --   reach it). Hosts not measured as a shop (unreachable, parked, another
 --   brand, a failed check) have a null score. The buy lanes and cart_link
 --   are reported beside the score and never change it (spec 1.3).
+--
+-- The rows are stored in host order, the stage's one sort: the tables
+-- read from signals alone keep that order (a scan of one table keeps its
+-- insertion order), so they come out in key order without sorting their
+-- rows, five per store in agent_facts and four in policies. The checks
+-- files are host-ordered, but a sharded run's only per shard, and the join
+-- with browser_lane does not keep its input's order.
 CREATE OR REPLACE TEMP TABLE signals AS
 WITH base AS (
     SELECT
@@ -32,6 +39,7 @@ WITH base AS (
         c.product_data_source, c.product_name, c.product_price, c.product_currency,
         c.product_availability, c.product_gtin, c.product_sku, c.product_image, c.product_data_complete,
         c.acp_found, c.mcp_card_found, c.fix_code,
+        c.policy_privacy, c.policy_returns, c.policy_shipping, c.policy_terms,
         c.check_error IS NULL AND c.checked_at IS NOT NULL AS checked,
         -- A valid profile is true; an invalid or missing one is a measured
         -- false; unreachable and not_checked are unmeasured.
@@ -121,4 +129,5 @@ SELECT
         ELSE 'no_agent_catalog'
     END AS verdict,
     getvariable('base_url') || '/stores/' || host || '/' AS svc_url
-FROM scored;
+FROM scored
+ORDER BY host;

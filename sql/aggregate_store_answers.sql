@@ -1,6 +1,6 @@
 -- aggregate_store_answers.sql: store_answers, one plain answer per store,
 -- in the column order of datasets.StoreAnswers. The score, lanes and verdict
--- are derived in aggregate_signals.sql.
+-- are derived in aggregate_signals.sql, whose host order the rows keep.
 SELECT
     host,
     name,
@@ -26,5 +26,4 @@ SELECT
     ucp_status,
     CASE WHEN platform IS NOT NULL THEN checkout_webmcp_status END AS checkout_webmcp_status,
     score_inputs
-FROM signals
-ORDER BY host;
+FROM signals;
