@@ -757,13 +757,19 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, pt planTable) 
 		}
 		return nil
 	})
+	if err != nil {
+		cancel() // stops a copy
+	}
 	close(csvParts)
 	if pqParts != nil {
 		close(pqParts)
 	}
 	wg.Wait()
-	if werr := errors.Join(csvErr, pqErr); werr != nil {
-		err = werr // the cause of a cancelled read
+	for _, werr := range []error{csvErr, pqErr} {
+		if werr != nil && !errors.Is(werr, context.Canceled) {
+			err = werr // the cause of a cancelled read
+			break
+		}
 	}
 	if err == nil {
 		err = cw.Close()
@@ -783,15 +789,29 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, pt planTable) 
 	}, nil
 }
 
-// copyParquet copies the Parquet file open gives into w.
+// copyParquet copies the Parquet file open gives into w, stopping when
+// ctx is done (the rows read beside it failed).
 func copyParquet(ctx context.Context, w io.Writer, open func(context.Context) (io.ReadCloser, error)) error {
 	r, err := open(ctx)
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	_, err = io.Copy(w, r)
+	_, err = io.Copy(w, ctxReader{ctx, r})
 	return err
+}
+
+// ctxReader reads from r until ctx is done.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // writeManifest writes the rest of the version folder, manifest.json

@@ -101,14 +101,16 @@ func TestSourcesSameBytes(t *testing.T) {
 		t.Errorf("a copied Parquet file of other rows published %s", v)
 	}
 
-	st = newStore(t)
-	snap = testSnapshot(t, "2026-05-04")
-	asSources(snap, true, true, nil)
-	if _, err := Publish(ctx, st, snap); !errors.Is(err, datasets.ErrUnsorted) || !errors.Is(err, ErrInvalid) {
-		t.Errorf("parts out of order: %v, want ErrUnsorted", err)
-	}
-	if v, _ := st.Latest(ctx); v != "" {
-		t.Errorf("parts out of order published %s", v)
+	for _, file := range []func(*datasets.Columns) []byte{nil, encode} {
+		st = newStore(t)
+		snap = testSnapshot(t, "2026-05-04")
+		asSources(snap, true, true, file)
+		if _, err := Publish(ctx, st, snap); !errors.Is(err, datasets.ErrUnsorted) || !errors.Is(err, ErrInvalid) {
+			t.Errorf("parts out of order, Parquet copied %v: %v, want ErrUnsorted", file != nil, err)
+		}
+		if v, _ := st.Latest(ctx); v != "" {
+			t.Errorf("parts out of order published %s", v)
+		}
 	}
 
 	var seen []TableEntry
