@@ -12,6 +12,7 @@ import (
 	"path"
 	"path/filepath"
 	"strings"
+	"unsafe"
 )
 
 // tmpPrefix starts the name of every entry a writer has not finished. Such
@@ -163,7 +164,35 @@ func (v *dirVersion) Create(name string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return syncCloser{f}, nil
+	return &directFile{syncCloser: syncCloser{f}, direct: setDirect(f, true) == nil}, nil
+}
+
+// directAlign is the alignment direct I/O wants of a write's memory and
+// length (and so of the file offset): 4096 covers every disk's logical
+// block size.
+const directAlign = 4096
+
+// directFile writes a version file with direct I/O, past the page cache,
+// for as long as every write is whole aligned blocks: the publisher hands
+// over 1 MB blocks, and the gigabytes of a million stores' CSV then go
+// from its buffers to the disk rather than being copied into fresh page
+// cache first (at 1M stores that copy was 20 s of the snapshot's CPU on
+// our VM). The first other write (a file's last part, or a small file)
+// turns direct I/O off and the file is written through the cache from
+// there. Close still fsyncs.
+type directFile struct {
+	syncCloser
+	direct bool
+}
+
+func (d *directFile) Write(p []byte) (int, error) {
+	if d.direct && (len(p)%directAlign != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(p)))%directAlign != 0) {
+		if err := setDirect(d.f, false); err != nil {
+			return 0, err
+		}
+		d.direct = false
+	}
+	return d.f.Write(p)
 }
 
 // localFiles marks the folder's files as local (see checkStaged).

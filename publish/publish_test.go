@@ -7,6 +7,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -657,5 +658,50 @@ func TestCheckLocal(t *testing.T) {
 	}
 	if _, ok := any(&dirVersion{}).(localFiles); !ok {
 		t.Error("a folder's version writer is not checked as local files")
+	}
+}
+
+// TestDirectFile: a version file takes whole aligned blocks past the page
+// cache and anything else through it, and holds every byte either way.
+func TestDirectFile(t *testing.T) {
+	st := newStore(t)
+	vw, err := st.NewVersion(context.Background(), "2026-05-04")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer vw.Abort()
+	w, err := vw.Create("t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	df := w.(*directFile)
+	block := make([]byte, asyncBlock) // as the async writer's blocks
+	for i := range block {
+		block[i] = byte('a' + i%26)
+	}
+	var want []byte
+	for i, p := range [][]byte{block, block, []byte("tail\n"), block} {
+		if _, err := df.Write(p); err != nil {
+			t.Fatalf("write %d: %v", i, err)
+		}
+		want = append(want, p...)
+		if i == 1 && !df.direct && setDirect(df.f, true) == nil {
+			t.Error("whole aligned blocks were not written with direct I/O")
+		}
+	}
+	if df.direct {
+		t.Error("direct I/O still on after an unaligned write")
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	r, err := vw.Open("t.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Errorf("read back %d bytes (%v), want the %d written", len(got), err, len(want))
 	}
 }
