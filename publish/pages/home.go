@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+
+	"svc/publish"
 )
 
 // share is a count out of n, as the precomputed figures write it.
@@ -29,7 +31,7 @@ type homeFigures struct {
 
 type homeData struct {
 	Figures  *homeFigures
-	Weekly   *edition
+	Weekly   *publish.WeeklyEdition
 	Stores   int
 	Board    bool
 	Version  string

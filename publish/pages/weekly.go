@@ -14,55 +14,16 @@ import (
 	"svc/publish"
 )
 
-// edition is the part of a weekly figure (schema svc-weekly-agent-checkout/1,
-// spec 2.13) the pages show.
-type edition struct {
-	Schema     string    `json:"schema"`
-	Date       string    `json:"date"`
-	Headline   string    `json:"headline"`
-	Segments   []segment `json:"segments"`
-	Comparison struct {
-		Text                string   `json:"text"`
-		DifferencePctPoints *float64 `json:"difference_pct_points"`
-		Previous            *struct {
-			Date            string   `json:"date"`
-			N               int64    `json:"n"`
-			Count           int64    `json:"count"`
-			Pct             *float64 `json:"pct"`
-			ChangePctPoints *float64 `json:"change_pct_points"`
-		} `json:"previous"`
-	} `json:"comparison"`
-	AltText        string   `json:"alt_text"`
-	Citation       string   `json:"citation"`
-	N              int64    `json:"n"`
-	Count          int64    `json:"count"`
-	Pct            *float64 `json:"pct"`
-	SnapshotDate   string   `json:"snapshot_date"`
-	DatasetVersion string   `json:"dataset_version"`
-	License        string   `json:"license"`
-	CCBY           string   `json:"cc_by"`
-	Metric         string   `json:"metric"`
-	Scope          string   `json:"scope"`
-	Source         string   `json:"source"`
-}
-
-type segment struct {
-	ID    string   `json:"id"`
-	Label string   `json:"label"`
-	N     int64    `json:"n"`
-	Count int64    `json:"count"`
-	Pct   *float64 `json:"pct"`
-}
-
-// bars are the chart's bars: the segments, then every store.
-func (e *edition) bars() []segment {
+// chartBars are the chart's bars of an edition: the segments, then every
+// store.
+func chartBars(e *publish.WeeklyEdition) []publish.WeeklySegment {
 	out := slices.Clone(e.Segments)
-	return append(out, segment{ID: "all", Label: "All checked stores", N: e.N, Count: e.Count, Pct: e.Pct})
+	return append(out, publish.WeeklySegment{ID: "all", Label: "All checked stores", N: e.N, Count: e.Count, Pct: e.Pct})
 }
 
 type weeklyData struct {
-	Edition          *edition
-	Bars             []segment
+	Edition          *publish.WeeklyEdition
+	Bars             []publish.WeeklySegment
 	Height           int // of the chart
 	PageURL          string
 	JSONURL, SVGURL  string
@@ -72,7 +33,7 @@ type weeklyData struct {
 
 type weeklyIndex struct {
 	Latest   *weeklyData
-	Editions []*edition // newest first
+	Editions []*publish.WeeklyEdition // newest first
 }
 
 // weekly renders a page per edition (this run's and every one already
@@ -85,7 +46,7 @@ func (b *builder) weekly(ctx context.Context) error {
 	}
 	idx := &weeklyIndex{}
 	for i, e := range eds {
-		d := &weeklyData{Edition: e, Bars: e.bars(), Height: weeklySVGHeight(e),
+		d := &weeklyData{Edition: e, Bars: chartBars(e), Height: weeklySVGHeight(e),
 			PageURL: b.site.Link("/weekly/" + e.Date + "/"),
 			JSONURL: b.site.Link("/" + publish.WeeklyDir + "/" + e.Date + ".json"), SVGURL: b.site.Link("/" + WeeklySVGFile(e.Date))}
 		if i > 0 {
@@ -121,7 +82,7 @@ func (b *builder) weekly(ctx context.Context) error {
 // editions returns every edition, newest first: the ones published, and
 // this run's (which wins over a published one of the same date), and the
 // dates whose chart is already published.
-func (b *builder) editions(ctx context.Context) ([]*edition, map[string]bool, error) {
+func (b *builder) editions(ctx context.Context) ([]*publish.WeeklyEdition, map[string]bool, error) {
 	bodies := map[string][]byte{}
 	svgs := map[string]bool{}
 	if st := b.in.Published; st != nil {
@@ -148,9 +109,9 @@ func (b *builder) editions(ctx context.Context) ([]*edition, map[string]bool, er
 	if w := b.in.Weekly; w != nil {
 		bodies[w.Date] = w.Body
 	}
-	var out []*edition
+	var out []*publish.WeeklyEdition
 	for _, d := range slices.Sorted(maps.Keys(bodies)) {
-		var e edition
+		var e publish.WeeklyEdition
 		if err := json.Unmarshal(bodies[d], &e); err != nil {
 			return nil, nil, fmt.Errorf("weekly edition %s: %w", d, err)
 		}
@@ -196,10 +157,10 @@ const (
 // segment and one for every store, labelled with its share and counts.
 // It carries the edition's headline as its title, its alt_text as its
 // description, and the CC-BY line.
-func weeklySVGHeight(e *edition) int { return wkTop + len(e.bars())*wkRow + 56 }
+func weeklySVGHeight(e *publish.WeeklyEdition) int { return wkTop + len(chartBars(e))*wkRow + 56 }
 
-func weeklySVG(e *edition) []byte {
-	bars := e.bars()
+func weeklySVG(e *publish.WeeklyEdition) []byte {
+	bars := chartBars(e)
 	h := weeklySVGHeight(e)
 	var b strings.Builder
 	esc := html.EscapeString
