@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -547,16 +548,11 @@ func appendSHA256Hex(buf []byte, s string) []byte {
 // back whole.)
 func (a *aggregator) copyTable(t *datasets.Table, file string) error {
 	src := filepath.Join(a.dir, file)
-	f, err := os.Open(src)
-	if err != nil {
+	var n int64
+	err := withFile(src, func(r io.ReaderAt, size int64) (err error) {
+		n, err = datasets.ParquetNumRows(r, size)
 		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	n, err := datasets.ParquetNumRows(f, fi.Size())
+	})
 	if err != nil {
 		return fmt.Errorf("%s: %w", src, err)
 	}
@@ -619,20 +615,30 @@ func (a *aggregator) exec(ctx context.Context, what, stmt string) error {
 // ReadTableFile reads a Parquet file written for t, such as a run's
 // checks.parquet or out/tables/<name>.parquet.
 func ReadTableFile(path string, t *datasets.Table) (*datasets.Columns, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	cols, err := datasets.ReadParquet(f, fi.Size(), t)
+	var cols *datasets.Columns
+	err := withFile(path, func(r io.ReaderAt, size int64) (err error) {
+		cols, err = datasets.ReadParquet(r, size, t)
+		return err
+	})
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", path, err)
 	}
 	return cols, nil
+}
+
+// withFile opens the file at path and hands fn a reader of it and its
+// size, the way the datasets Parquet readers take a file.
+func withFile(path string, fn func(r io.ReaderAt, size int64) error) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	return fn(f, fi.Size())
 }
 
 // createTableSQL is the DuckDB DDL of an empty table shaped like t.

@@ -178,7 +178,7 @@ func readOutTables(ctx context.Context, dir string) ([]publish.TableSource, erro
 		}
 		path := filepath.Join(dir, e.Name())
 		src := publish.TableSource{Table: t,
-			Load: func(ctx context.Context) (*datasets.Columns, error) { return readTable(path, t) },
+			Load: func(ctx context.Context) (*datasets.Columns, error) { return ReadTableFile(path, t) },
 			Groups: func(ctx context.Context, fn func(*datasets.Columns) error) error {
 				return readTableGroups(path, t, fn)
 			},
@@ -203,49 +203,20 @@ func readOutTables(ctx context.Context, dir string) ([]publish.TableSource, erro
 // parquetCanonical reports whether one of aggregate's table files is laid
 // out as the datasets writer lays out its rows (datasets.ParquetCanonical).
 func parquetCanonical(path string, t *datasets.Table) (bool, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return false, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return false, err
-	}
-	return datasets.ParquetCanonical(f, fi.Size(), t) == nil, nil
+	var canonical bool
+	err := withFile(path, func(r io.ReaderAt, size int64) error {
+		canonical = datasets.ParquetCanonical(r, size, t) == nil
+		return nil
+	})
+	return canonical, err
 }
 
 // readTableGroups reads one of aggregate's table files a row group at a
 // time.
 func readTableGroups(path string, t *datasets.Table, fn func(*datasets.Columns) error) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return err
-	}
-	return datasets.ReadParquetGroups(f, fi.Size(), t, fn)
-}
-
-// readTable reads one of aggregate's table files.
-func readTable(path string, t *datasets.Table) (*datasets.Columns, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	c, err := datasets.ReadParquet(f, fi.Size(), t)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", filepath.Base(path), err)
-	}
-	return c, nil
+	return withFile(path, func(r io.ReaderAt, size int64) error {
+		return datasets.ReadParquetGroups(r, size, t, fn)
+	})
 }
 
 // readOutFiles reads every file under out/files as a publish.File at its

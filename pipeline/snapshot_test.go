@@ -192,7 +192,7 @@ func TestSnapshotUnsortedTable(t *testing.T) {
 		t.Fatal(err)
 	}
 	path := filepath.Join(dir, OutTables, datasets.Stores.Name+".parquet")
-	c, err := readTable(path, datasets.Stores)
+	c, err := ReadTableFile(path, datasets.Stores)
 	if err != nil {
 		t.Fatal(err)
 	}
