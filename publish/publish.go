@@ -638,16 +638,25 @@ const streamedAtOnce = 2
 // firstError returns the first error of errs that is not a cancellation
 // (which another table's error causes), else ctx's error, else the first.
 func firstError(ctx context.Context, errs []error) error {
-	for _, err := range errs {
-		if err != nil && !errors.Is(err, context.Canceled) {
-			return err
-		}
+	if err := causeOf(errs...); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
 	}
 	for _, err := range errs {
 		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// causeOf returns the first of errs that is not a cancellation, nil when
+// there is none.
+func causeOf(errs ...error) error {
+	for _, err := range errs {
+		if err != nil && !errors.Is(err, context.Canceled) {
 			return err
 		}
 	}
@@ -765,11 +774,8 @@ func (p *plan) streamTable(ctx context.Context, vw VersionWriter, pt planTable) 
 		close(pqParts)
 	}
 	wg.Wait()
-	for _, werr := range []error{csvErr, pqErr} {
-		if werr != nil && !errors.Is(werr, context.Canceled) {
-			err = werr // the cause of a cancelled read
-			break
-		}
+	if werr := causeOf(csvErr, pqErr); werr != nil {
+		err = werr // the cause of a cancelled read
 	}
 	if err == nil {
 		err = cw.Close()
@@ -1079,11 +1085,7 @@ func checkStaged(vw VersionWriter, f FileEntry, wantRows int64, isParquet bool) 
 			size, sum, ra = int64(len(b)), sha256Hex(b), bytes.NewReader(b)
 		}
 		if err == nil {
-			var n int64
-			n, err = datasets.ParquetNumRows(ra, size)
-			if err == nil && n != wantRows {
-				err = fmt.Errorf("%s: footer has %d rows, want %d: %w", f.Path, n, wantRows, ErrMismatch)
-			}
+			err = checkFooterRows(ra, size, f, wantRows)
 		}
 	} else {
 		size, sum, err = hashReader(r)
@@ -1100,8 +1102,8 @@ func checkStaged(vw VersionWriter, f FileEntry, wantRows int64, isParquet bool) 
 // back to hash it: that read would come from the page cache the write has
 // just filled, not from the disk, so it could find no fault that the hash
 // taken on the way out and a successful fsync do not already rule out,
-// and at 300,000 stores it was a fifth of the snapshot's CPU time. (A bucket's
-// files are read back in full: that read crosses the network.)
+// and at 300,000 stores it was a fifth of the snapshot's CPU time. (A
+// bucket's files are read back in full: that read crosses the network.)
 type localFiles interface{ localFiles() }
 
 // checkLocal checks a staged local file by its size and, for a Parquet
@@ -1124,7 +1126,13 @@ func checkLocal(r io.ReadCloser, f FileEntry, wantRows int64, isParquet bool) er
 	if !isParquet {
 		return nil
 	}
-	n, err := datasets.ParquetNumRows(st, fi.Size())
+	return checkFooterRows(st, fi.Size(), f, wantRows)
+}
+
+// checkFooterRows checks that the footer of a staged Parquet file counts
+// the rows written.
+func checkFooterRows(r io.ReaderAt, size int64, f FileEntry, wantRows int64) error {
+	n, err := datasets.ParquetNumRows(r, size)
 	if err == nil && n != wantRows {
 		err = fmt.Errorf("%s: footer has %d rows, want %d: %w", f.Path, n, wantRows, ErrMismatch)
 	}

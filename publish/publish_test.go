@@ -705,3 +705,47 @@ func TestDirectFile(t *testing.T) {
 		t.Errorf("read back %d bytes (%v), want the %d written", len(got), err, len(want))
 	}
 }
+
+// failingClose is a store whose version files fail to close (their fsync
+// or upload), as a full disk would make them.
+type failingClose struct{ *DirStore }
+
+func (s failingClose) NewVersion(ctx context.Context, version string) (VersionWriter, error) {
+	vw, err := s.DirStore.NewVersion(ctx, version)
+	return failingCloseVersion{vw}, err
+}
+
+type failingCloseVersion struct{ VersionWriter }
+
+// Create fails the closing of every file but manifest.json, which is
+// closed in the foreground, so only the background closes can tell.
+func (v failingCloseVersion) Create(name string) (io.WriteCloser, error) {
+	w, err := v.VersionWriter.Create(name)
+	if err != nil || name == manifestFile {
+		return w, err
+	}
+	return failingCloser{w}, nil
+}
+
+type failingCloser struct{ io.WriteCloser }
+
+func (c failingCloser) Close() error {
+	c.WriteCloser.Close()
+	return errors.New("disk full")
+}
+
+// TestCloseFailure: a version file closed in the background that fails
+// fails the publication before anything is committed.
+func TestCloseFailure(t *testing.T) {
+	st := newStore(t)
+	_, err := Publish(context.Background(), failingClose{st}, testSnapshot(t, "2026-05-04"))
+	if err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Errorf("files that fail to close: %v, want their error", err)
+	}
+	if v, _ := st.Latest(context.Background()); v != "" {
+		t.Errorf("files that fail to close published %s", v)
+	}
+	if _, err := os.Stat(filepath.Join(st.Root(), "data", "2026-05-04")); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the version folder exists: %v", err)
+	}
+}
