@@ -23,6 +23,9 @@ func FuzzRobots(f *testing.F) {
 		{"\ufeffUser-agent: *\r\nDisallow: /a*b*c$ # comment\r\nSitemap: https://s.example/sitemap.xml\r\n", "x", "/aXbYc"},
 		{"Disallow: /\nUser-agent\nUser-agent: *\nAllow: *\n", "*", "https://s.example/p?q#f"},
 		{"<!doctype html><html>Disallow: /</html>", "", ""},
+		{"User-agent: *\nDisallow: /cart\nUser-agent: 008\nUser-agent: *WordPress*\nDisallow: /\n", "GPTBot", "/"},
+		{"\xef\xbbUser-agent GPTBot\nDisalow /\nAllow: /a/index.html\n", "GPTBot", "/a/"},
+		{"User-agent: *\nDisallow: /%2A%24%3a<x> y$\n", "CCBot", "https://s.example/*$:%3Cx%3E%20y"},
 	}
 	for _, s := range seeds {
 		f.Add(s.body, s.agent, s.path)
@@ -51,7 +54,7 @@ func FuzzRobots(f *testing.F) {
 		for _, g := range r.Groups {
 			for i := range g.Rules {
 				rule := &g.Rules[i]
-				if got, want := rule.matches(p), refMatch(rule.norm, p); got != want {
+				if got, want := rule.pat.matches(p), refMatch(rule.norm, p); got != want {
 					t.Fatalf("pattern %q path %q: matches = %v, regexp says %v", rule.norm, p, got, want)
 				}
 			}

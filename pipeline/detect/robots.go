@@ -3,8 +3,6 @@ package detect
 import (
 	"bytes"
 	"fmt"
-	"net/url"
-	"strconv"
 	"strings"
 )
 
@@ -63,6 +61,9 @@ type Robots struct {
 
 // RobotsGroup is one group as written: its user-agent lines and its rules.
 type RobotsGroup struct {
+	// Agents holds, per user-agent line, the product token it names ("*"
+	// for the wildcard), or the value as written when it names none (such
+	// as "008"): that line matches no crawler.
 	Agents []string     `json:"agents"`
 	Rules  []RobotsRule `json:"rules"`
 }
@@ -74,9 +75,19 @@ type RobotsRule struct {
 	Pattern string `json:"pattern"`
 	Line    int    `json:"line"`
 
-	norm     string   // percent-normalised pattern; its length is the priority
-	segs     []string // norm split at '*', without a trailing '$'
-	anchored bool     // norm ends in '$'
+	pat  robotsGlob  // the pattern in the normal form of normalizeRobotsPattern
+	dir  *robotsGlob // for an Allow of ".../index.htm*": the directory itself
+	norm string      // pat as one string, for the fuzz target's cross-check
+}
+
+// robotsGlob is a compiled path pattern: literal segments between '*'
+// wildcards, whether a final '$' anchors it at the end of the path, and its
+// priority (the pattern's length in Google's escaped form: RFC 9309 section
+// 2.2.2 lets the match with the most octets win).
+type robotsGlob struct {
+	segs     []string
+	anchored bool
+	prio     int
 }
 
 // String gives the rule as a robots.txt line, for evidence.
@@ -124,8 +135,22 @@ func RobotsFromResponse(status int, body []byte) *Robots {
 	}
 }
 
+// maxRobotsLine is how much of one line is read; the rest of the line is
+// ignored. It is the limit of Google's reference parser (8 times the 2083
+// bytes browsers allow in a URL, less its terminating NUL), so a very long
+// line gives the same rule there and here.
+const maxRobotsLine = 8*2083 - 1
+
 // ParseRobots parses a robots.txt body (RFC 9309). It never fails: lines it
 // does not understand are skipped, as the RFC requires.
+//
+// Where the RFC is silent it reads what Google's reference parser
+// (github.com/google/robotstxt) reads, since that is what sites are written
+// and tested against: a byte-order mark or any leading part of one is
+// skipped; a line is cut at maxRobotsLine bytes; a key may be followed by
+// whitespace instead of a colon when the line holds just the key and one
+// value ("Disallow /"); keys are recognised by their start, case-insensitively,
+// including the common misspellings of "user-agent" and "disallow".
 func ParseRobots(body []byte) *Robots {
 	r := &Robots{State: RobotsParsed, byAgent: map[string][]int{}}
 	if len(body) > MaxRobotsBytes {
@@ -137,11 +162,11 @@ func ParseRobots(body []byte) *Robots {
 		}
 		r.Truncated = true
 	}
-	body = bytes.TrimPrefix(body, []byte("\xef\xbb\xbf"))
+	body = skipBOM(body)
 	r.LooksLikeHTML = looksLikeHTML(body)
 
-	cur := -1             // current group index
-	collectingUA := false // the previous directive line was a user-agent line
+	cur := -1        // current group index
+	newGroup := true // the next user-agent line starts a group
 	seenSitemap := map[string]bool{}
 	lineNo := 0
 	for len(body) > 0 {
@@ -157,37 +182,40 @@ func ParseRobots(body []byte) *Robots {
 			body = body[i+1:]
 		}
 		lineNo++
-		if j := bytes.IndexByte(line, '#'); j >= 0 {
-			line = line[:j]
-		}
-		key, val, ok := bytes.Cut(line, []byte(":"))
+		key, v, ok := robotsLine(line)
 		if !ok {
 			continue
 		}
-		k := strings.ToLower(string(bytes.TrimSpace(key)))
-		v := string(bytes.TrimSpace(val))
-		switch k {
-		case "user-agent", "useragent", "user agent":
-			tok := productToken(v)
-			if tok == "" {
-				continue
-			}
-			if !collectingUA || cur < 0 {
+		kind := robotsKey(key)
+		switch kind {
+		case keyUserAgent:
+			// A user-agent line always starts or extends a group, even when
+			// its value names no product token ("008", "360Spider", a quoted
+			// name): such a group matches no crawler, and the rules under it
+			// bind only it. Skipping the line instead would hand its rules
+			// to the group before, often "*".
+			if newGroup {
 				r.Groups = append(r.Groups, RobotsGroup{})
 				cur = len(r.Groups) - 1
+				newGroup = false
 			}
-			collectingUA = true
-			r.Groups[cur].Agents = append(r.Groups[cur].Agents, tok)
-			lk := strings.ToLower(tok)
-			if ix := r.byAgent[lk]; len(ix) == 0 || ix[len(ix)-1] != cur {
-				r.byAgent[lk] = append(ix, cur)
+			tok := groupAgent(v)
+			name := tok
+			if name == "" {
+				name = v // kept as written, for evidence; it matches nobody
 			}
-		case "allow", "disallow", "dissallow", "dissalow", "disalow", "disallaw":
-			collectingUA = false
+			r.Groups[cur].Agents = append(r.Groups[cur].Agents, name)
+			if tok != "" {
+				lk := strings.ToLower(tok)
+				if ix := r.byAgent[lk]; len(ix) == 0 || ix[len(ix)-1] != cur {
+					r.byAgent[lk] = append(ix, cur)
+				}
+			}
+		case keyAllow, keyDisallow:
 			if cur < 0 {
 				continue // a rule before any user-agent line belongs to no group
 			}
-			rule := RobotsRule{Allow: k == "allow", Pattern: v, Line: lineNo}
+			newGroup = true
 			if v == "" {
 				// An empty Allow or Disallow matches no path: it says
 				// nothing, as in Google's reference parser. The group still
@@ -195,15 +223,8 @@ func ParseRobots(body []byte) *Robots {
 				// "*" group, and X gets NoRule, which permits everything.
 				continue
 			}
-			rule.norm = normalizeRobotsPath(v)
-			p := rule.norm
-			if strings.HasSuffix(p, "$") {
-				rule.anchored = true
-				p = p[:len(p)-1]
-			}
-			rule.segs = strings.Split(p, "*")
-			r.Groups[cur].Rules = append(r.Groups[cur].Rules, rule)
-		case "sitemap", "site-map":
+			r.Groups[cur].Rules = append(r.Groups[cur].Rules, newRobotsRule(kind == keyAllow, v, lineNo))
+		case keySitemap:
 			if v != "" && !seenSitemap[v] && len(r.Sitemaps) < 1000 {
 				seenSitemap[v] = true
 				r.Sitemaps = append(r.Sitemaps, v)
@@ -216,13 +237,116 @@ func ParseRobots(body []byte) *Robots {
 	return r
 }
 
-// productToken returns the product token of a user-agent value: "*", or
-// the leading run of letters, '_' and '-' (RFC 9309 section 2.2.1), so that
-// "GPTBot/1.0" names GPTBot.
-func productToken(v string) string {
-	if strings.HasPrefix(v, "*") {
+// skipBOM drops a UTF-8 byte-order mark, or any leading part of one, from
+// the start of b, as Google's parser does.
+func skipBOM(b []byte) []byte {
+	const bom = "\xef\xbb\xbf"
+	n := 0
+	for n < len(bom) && n < len(b) && b[n] == bom[n] {
+		n++
+	}
+	return b[n:]
+}
+
+// robotsLine splits one line into key and value. It returns ok false for
+// blank lines, comments and lines that hold no directive.
+func robotsLine(line []byte) (key, val string, ok bool) {
+	if i := bytes.IndexByte(line, 0); i >= 0 {
+		line = line[:i] // Google's parser reads lines as C strings
+	}
+	if len(line) > maxRobotsLine {
+		line = line[:maxRobotsLine]
+	}
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	s := trimASCIISpace(string(line))
+	if s == "" {
+		return "", "", false
+	}
+	k, v, found := strings.Cut(s, ":")
+	if !found {
+		// A missing colon: "Disallow /" is read when whitespace separates
+		// exactly two words.
+		i := strings.IndexAny(s, " \t")
+		if i < 0 {
+			return "", "", false
+		}
+		k, v = s[:i], strings.TrimLeft(s[i:], " \t")
+		if strings.ContainsAny(v, " \t") {
+			return "", "", false
+		}
+	}
+	k = trimASCIISpace(k)
+	if k == "" {
+		return "", "", false
+	}
+	return k, trimASCIISpace(v), true
+}
+
+// trimASCIISpace trims the ASCII white space of C's isspace; unlike
+// strings.TrimSpace it leaves Unicode spaces, which are part of a value.
+func trimASCIISpace(s string) string {
+	isSpace := func(c byte) bool { return c == ' ' || ('\t' <= c && c <= '\r') }
+	for len(s) > 0 && isSpace(s[0]) {
+		s = s[1:]
+	}
+	for len(s) > 0 && isSpace(s[len(s)-1]) {
+		s = s[:len(s)-1]
+	}
+	return s
+}
+
+type robotsKeyKind int
+
+const (
+	keyOther robotsKeyKind = iota
+	keyUserAgent
+	keyAllow
+	keyDisallow
+	keySitemap
+)
+
+// robotsKey classifies a key by how it starts, ignoring case, as Google's
+// parser does: "User-agents" is a user-agent line and "Dissalow" a
+// disallow line. The misspellings are the ones Google accepts.
+func robotsKey(k string) robotsKeyKind {
+	has := func(prefixes ...string) bool {
+		for _, p := range prefixes {
+			if len(k) >= len(p) && strings.EqualFold(k[:len(p)], p) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("user-agent", "useragent", "user agent"):
+		return keyUserAgent
+	case has("allow"):
+		return keyAllow
+	case has("disallow", "dissallow", "dissalow", "disalow", "diasllow", "disallaw"):
+		return keyDisallow
+	case has("sitemap", "site-map"):
+		return keySitemap
+	}
+	return keyOther
+}
+
+// groupAgent returns what a user-agent line's value names: "*" when the
+// value is a star alone or followed by white space (so "*WordPress*" is not
+// the wildcard), else its product token, the leading run of letters, '_'
+// and '-' (RFC 9309 section 2.2.1), so that "GPTBot/1.0" names GPTBot. It
+// returns "" when the value starts with anything else ("008", "360Spider",
+// "\"GPTBot\""): such a line names no crawler.
+func groupAgent(v string) string {
+	if v == "*" || (len(v) > 1 && v[0] == '*' && (v[1] == ' ' || ('\t' <= v[1] && v[1] <= '\r'))) {
 		return "*"
 	}
+	return productToken(v)
+}
+
+// productToken returns the leading run of letters, '_' and '-' of v.
+func productToken(v string) string {
 	end := 0
 	for end < len(v) {
 		c := v[end]
@@ -233,6 +357,78 @@ func productToken(v string) string {
 		break
 	}
 	return v[:end]
+}
+
+// newRobotsRule compiles an Allow or Disallow value.
+func newRobotsRule(allow bool, v string, line int) RobotsRule {
+	esc := escapeRobotsPattern(v)
+	rule := RobotsRule{Allow: allow, Pattern: v, Line: line}
+	rule.norm = normalizeRobotsPattern(v)
+	rule.pat = compileRobotsGlob(rule.norm, len(esc))
+	// Google's parser reads "Allow: /dir/index.html" as allowing "/dir/"
+	// itself too (the pattern "/dir/$"), since a directory URL serves its
+	// index page.
+	if allow {
+		if i := strings.LastIndexByte(esc, '/'); i >= 0 && strings.HasPrefix(esc[i:], "/index.htm") {
+			d := esc[:i+1] + "$"
+			g := compileRobotsGlob(normalizeRobotsPattern(d), len(d))
+			rule.dir = &g
+		}
+	}
+	return rule
+}
+
+func compileRobotsGlob(norm string, prio int) robotsGlob {
+	g := robotsGlob{prio: prio}
+	if strings.HasSuffix(norm, "$") {
+		g.anchored = true
+		norm = norm[:len(norm)-1]
+	}
+	g.segs = strings.Split(norm, "*")
+	return g
+}
+
+// escapeRobotsPattern gives a pattern the form Google's parser compares and
+// measures: octets outside ASCII percent-encoded, hex digits of existing
+// escapes upper-cased. Its length is the rule's priority (RFC 9309 section
+// 2.2.2: the most specific match is the one with the most octets).
+func escapeRobotsPattern(s string) string {
+	const hex = "0123456789ABCDEF"
+	clean := true
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == '%' {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
+			b.WriteByte('%')
+			b.WriteByte(upperHex(s[i+1]))
+			b.WriteByte(upperHex(s[i+2]))
+			i += 2
+		case c >= 0x80:
+			b.WriteByte('%')
+			b.WriteByte(hex[c>>4])
+			b.WriteByte(hex[c&15])
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String()
+}
+
+func upperHex(c byte) byte {
+	if 'a' <= c && c <= 'f' {
+		return c - 'a' + 'A'
+	}
+	return c
 }
 
 // Match returns the verdict of r for a crawler whose product token is agent
@@ -255,10 +451,9 @@ func (r *Robots) Match(agent, path string) RobotsMatch {
 		}
 		return RobotsMatch{Verdict: Disallowed, Reason: reason}
 	}
-	tok := strings.ToLower(productToken(strings.TrimSpace(agent)))
-	group := productToken(strings.TrimSpace(agent))
-	groups := r.byAgent[tok]
-	if tok == "" || tok == "*" || len(groups) == 0 {
+	group := groupAgent(trimASCIISpace(agent))
+	groups := r.byAgent[strings.ToLower(group)]
+	if group == "" || group == "*" || len(groups) == 0 {
 		groups, group = r.byAgent["*"], "*"
 	}
 	if len(groups) == 0 {
@@ -266,16 +461,16 @@ func (r *Robots) Match(agent, path string) RobotsMatch {
 	}
 	p := normalizeRobotsPath(robotsTarget(path))
 	var best *RobotsRule
-	bestLen := -1
+	bestPrio := -1
 	for _, gi := range groups {
 		for i := range r.Groups[gi].Rules {
 			rule := &r.Groups[gi].Rules[i]
-			if !rule.matches(p) {
+			n := rule.matches(p)
+			if n < 0 {
 				continue
 			}
-			n := len(rule.norm)
-			if n > bestLen || (n == bestLen && rule.allowed() && !best.allowed()) {
-				best, bestLen = rule, n
+			if n > bestPrio || (n == bestPrio && rule.Allow && !best.Allow) {
+				best, bestPrio = rule, n
 			}
 		}
 	}
@@ -283,26 +478,36 @@ func (r *Robots) Match(agent, path string) RobotsMatch {
 		return RobotsMatch{Verdict: NoRule, Group: group}
 	}
 	v := Disallowed
-	if best.allowed() {
+	if best.Allow {
 		v = Allowed
 	}
 	return RobotsMatch{Verdict: v, Group: group, Rule: best.String(), Line: best.Line}
 }
 
-func (r *RobotsRule) allowed() bool { return r.Allow }
+// matches returns the rule's priority when it matches the normalised path
+// p, else -1.
+func (r *RobotsRule) matches(p string) int {
+	if r.pat.matches(p) {
+		return r.pat.prio
+	}
+	if r.dir != nil && r.dir.matches(p) {
+		return r.dir.prio
+	}
+	return -1
+}
 
-// matches reports whether the normalised path p matches the rule. Patterns
+// matches reports whether the normalised path p matches the glob. Patterns
 // hold only '*' (any run of characters) and a final '$' (end of path), so
 // matching each literal segment at its leftmost place is exact and runs in
 // linear time: hostile patterns with many '*' cannot make it backtrack.
-func (r *RobotsRule) matches(p string) bool {
-	segs := r.segs
+func (g *robotsGlob) matches(p string) bool {
+	segs := g.segs
 	if !strings.HasPrefix(p, segs[0]) {
 		return false
 	}
 	pos := len(segs[0])
 	if len(segs) == 1 {
-		return !r.anchored || pos == len(p)
+		return !g.anchored || pos == len(p)
 	}
 	for _, s := range segs[1 : len(segs)-1] {
 		j := strings.Index(p[pos:], s)
@@ -312,22 +517,30 @@ func (r *RobotsRule) matches(p string) bool {
 		pos += j + len(s)
 	}
 	last := segs[len(segs)-1]
-	if r.anchored {
+	if g.anchored {
 		return len(p)-len(last) >= pos && strings.HasSuffix(p, last)
 	}
 	return strings.Contains(p[pos:], last)
 }
 
-// robotsTarget turns the caller's path or URL into path?query.
+// robotsTarget turns the caller's path or URL into path?query: for a URL
+// with a scheme ("https://host/p?q") or a network-path reference
+// ("//host/p"), what follows the authority; then the fragment is dropped and
+// a leading '/' ensured.
 func robotsTarget(s string) string {
-	s = strings.TrimSpace(s)
-	if strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://") {
-		if u, err := url.Parse(s); err == nil {
-			s = u.EscapedPath()
-			if u.RawQuery != "" {
-				s += "?" + u.RawQuery
-			}
+	s = trimASCIISpace(s)
+	rest, isURL := "", false
+	if strings.HasPrefix(s, "//") {
+		rest, isURL = s[2:], true
+	} else if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
+		rest, isURL = s[i+3:], true
+	}
+	if isURL {
+		j := strings.IndexAny(rest, "/?#")
+		if j < 0 {
+			return "/"
 		}
+		s = rest[j:]
 	}
 	if i := strings.IndexByte(s, '#'); i >= 0 {
 		s = s[:i]
@@ -338,16 +551,42 @@ func robotsTarget(s string) string {
 	return s
 }
 
-// normalizeRobotsPath brings a path or pattern to the form RFC 9309 section
-// 2.2.2 compares: octets outside printable US-ASCII percent-encoded,
-// percent-encoded unreserved characters decoded, hex digits upper-cased.
-// Reserved characters keep their encoding, so "/a%2Fb" and "/a/b" differ.
-// The same function serves paths and patterns, so '*' and '$' stay literal
-// here and only the matcher gives them meaning.
-func normalizeRobotsPath(s string) string {
+// isScheme reports whether s is a URI scheme (RFC 3986 section 3.1).
+func isScheme(s string) bool {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case ('a' <= c && c <= 'z') || ('A' <= c && c <= 'Z'):
+		case i > 0 && (('0' <= c && c <= '9') || c == '+' || c == '-' || c == '.'):
+		default:
+			return false
+		}
+	}
+	return s != ""
+}
+
+// normalizeRobotsPath brings a URL path to the one form in which paths and
+// patterns are compared (RFC 9309 sections 2.2.2 and 2.2.3): every octet is
+// taken for what it stands for, whether written raw or percent-encoded, and
+// written back raw when it is unreserved (RFC 3986: letters, digits, "-._~")
+// and percent-encoded with upper-case hex otherwise. So "%62" matches "b",
+// "%2A" matches a literal "*", "%3A" matches ":", and characters that URL
+// parsers escape ('<', '>', '"', space, non-ASCII) compare equal in either
+// form. '/' and '?' are the exception: written raw they give the path its
+// segments and its query, so a raw one and an encoded one ("%2F", "%3F") are
+// different characters and stay apart.
+func normalizeRobotsPath(s string) string { return normalizeRobots(s, false) }
+
+// normalizeRobotsPattern is normalizeRobotsPath for an Allow or Disallow
+// pattern: a raw '*' stays the wildcard and a raw final '$' the end anchor,
+// while their encoded forms ("%2A", "%24") are the literal characters.
+func normalizeRobotsPattern(s string) string { return normalizeRobots(s, true) }
+
+func normalizeRobots(s string, pattern bool) string {
 	clean := true
 	for i := 0; i < len(s); i++ {
-		if c := s[i]; c == '%' || c <= ' ' || c >= 0x7f {
+		c := s[i]
+		if !isUnreserved(c) && c != '/' && c != '?' && !(pattern && (c == '*' || (c == '$' && i == len(s)-1))) {
 			clean = false
 			break
 		}
@@ -359,27 +598,36 @@ func normalizeRobotsPath(s string) string {
 	var b strings.Builder
 	b.Grow(len(s) + 8)
 	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]):
-			v, _ := strconv.ParseUint(s[i+1:i+3], 16, 8)
-			if isUnreserved(byte(v)) {
-				b.WriteByte(byte(v))
-			} else {
-				b.WriteByte('%')
-				b.WriteByte(hex[v>>4])
-				b.WriteByte(hex[v&15])
-			}
+		c, encoded := s[i], false
+		if c == '%' && i+2 < len(s) && isHex(s[i+1]) && isHex(s[i+2]) {
+			c, encoded = unhex(s[i+1])<<4|unhex(s[i+2]), true
 			i += 2
-		case c == '%' || c <= ' ' || c >= 0x7f:
+		}
+		switch {
+		case isUnreserved(c):
+			b.WriteByte(c)
+		case !encoded && (c == '/' || c == '?'):
+			b.WriteByte(c)
+		case pattern && !encoded && (c == '*' || (c == '$' && i == len(s)-1)):
+			b.WriteByte(c)
+		default:
 			b.WriteByte('%')
 			b.WriteByte(hex[c>>4])
 			b.WriteByte(hex[c&15])
-		default:
-			b.WriteByte(c)
 		}
 	}
 	return b.String()
+}
+
+func unhex(c byte) byte {
+	switch {
+	case '0' <= c && c <= '9':
+		return c - '0'
+	case 'a' <= c && c <= 'f':
+		return c - 'a' + 10
+	default:
+		return c - 'A' + 10
+	}
 }
 
 func isHex(c byte) bool {

@@ -256,6 +256,170 @@ func TestRobotsMatch(t *testing.T) {
 			agent: "GPTBot", path: "/a/checkout",
 			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: *checkout", Line: 2},
 		},
+		// A user-agent line whose value names no product token still
+		// starts a group; the rules under it bind nobody (Google's
+		// reference parser, robots.cc HandleUserAgent). Reading it as
+		// nothing gave its "Disallow: /" to the "*" group before it.
+		{
+			name:  "user-agent 008 starts its own group",
+			robot: "User-agent: *\nDisallow: /cart\n\nUser-agent: 008\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "user-agent 80bot, 360Spider and a quoted name",
+			robot: "User-agent: *\nDisallow: /cart\n\nUser-agent: 80bot\nUser-agent: 360Spider\nUser-agent: \"GPTBot\"\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "user-agent without a token at the start of the file",
+			robot: "User-agent: 008\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+		{
+			name:  "empty user-agent starts a group too",
+			robot: "User-agent: *\nDisallow: /cart\nUser-agent:\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "tokenless user-agent line inside a group extends it",
+			robot: "User-agent: GPTBot\nUser-agent: 008\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 3},
+		},
+		{
+			name:  "star inside a name is not the wildcard",
+			robot: "User-agent: *WordPress*\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+		{
+			name:  "star glued to a version is not the wildcard",
+			robot: "User-agent: */1.0\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: NoRule},
+		},
+		{
+			name:  "star followed by white space is the wildcard",
+			robot: "User-agent: * everyone\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /", Line: 2},
+		},
+		// What Google's parser accepts in the wild (robots.cc).
+		{
+			name:  "missing colon after the key",
+			robot: "User-agent GPTBot\nDisallow /private\n",
+			agent: "GPTBot", path: "/private/x",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /private", Line: 2},
+		},
+		{
+			name:  "missing colon with more than one value word is no directive",
+			robot: "User-agent: GPTBot\nDisallow / private\n",
+			agent: "GPTBot", path: "/private",
+			want: RobotsMatch{Verdict: NoRule, Group: "GPTBot"},
+		},
+		{
+			name:  "misspelt disallow: diasllow",
+			robot: "User-agent: *\nDiasllow: /x\n",
+			agent: "GPTBot", path: "/x",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /x", Line: 2},
+		},
+		{
+			name:  "misspelt disallow: disalow",
+			robot: "User-agent: *\nDisalow: /x\n",
+			agent: "GPTBot", path: "/x",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /x", Line: 2},
+		},
+		{
+			name:  "user agent with a space, and a key read by its start",
+			robot: "User agent: GPTBot\nDisallowed: /x\n",
+			agent: "GPTBot", path: "/x/y",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /x", Line: 2},
+		},
+		{
+			name:  "partial byte-order mark",
+			robot: "\xef\xbbUser-agent: GPTBot\nDisallow: /\n",
+			agent: "GPTBot", path: "/",
+			want: RobotsMatch{Verdict: Disallowed, Group: "GPTBot", Rule: "Disallow: /", Line: 2},
+		},
+		{
+			name:  "NUL ends a line, as in Google's C-string parser",
+			robot: "User-agent: *\nDisallow: /a\x00bc\n",
+			agent: "GPTBot", path: "/a",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /a", Line: 2},
+		},
+		{
+			name:  "allow of an index page allows its directory (Google)",
+			robot: "User-agent: *\nDisallow: /\nAllow: /shop/index.html\n",
+			agent: "GPTBot", path: "/shop/",
+			want: RobotsMatch{Verdict: Allowed, Group: "*", Rule: "Allow: /shop/index.html", Line: 3},
+		},
+		// RFC 9309 2.2.3: a percent-encoded character matches its raw form
+		// and the reverse. (Google's parser compares the bytes as given
+		// and would not match these.)
+		{
+			name:  "encoded star in the pattern matches a literal star",
+			robot: "User-agent: *\nDisallow: /path/file-with-a-%2A.html\n",
+			agent: "GPTBot", path: "https://www.example.com/path/file-with-a-*.html",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /path/file-with-a-%2A.html", Line: 2},
+		},
+		{
+			name:  "encoded star is not a wildcard",
+			robot: "User-agent: *\nDisallow: /a%2Ab\n",
+			agent: "GPTBot", path: "/axxb",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "encoded dollar in the pattern matches a literal dollar",
+			robot: "User-agent: *\nDisallow: /path/foo-%24\n",
+			agent: "GPTBot", path: "https://www.example.com/path/foo-$",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /path/foo-%24", Line: 2},
+		},
+		{
+			name:  "encoded dollar is not an anchor",
+			robot: "User-agent: *\nDisallow: /foo%24\n",
+			agent: "GPTBot", path: "/foo",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
+		{
+			name:  "encoded colon in the pattern matches a raw colon",
+			robot: "User-agent: *\nDisallow: /wiki%3AArticle_wizard\n",
+			agent: "GPTBot", path: "/wiki:Article_wizard",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /wiki%3AArticle_wizard", Line: 2},
+		},
+		{
+			name:  "raw colon in the pattern matches an encoded colon",
+			robot: "User-agent: *\nDisallow: /wiki:Article_wizard\n",
+			agent: "GPTBot", path: "/wiki%3aArticle_wizard",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /wiki:Article_wizard", Line: 2},
+		},
+		{
+			name:  "angle brackets and quotes compare in one form",
+			robot: "User-agent: *\nDisallow: /q/<b>\"x\"\n",
+			agent: "GPTBot", path: "https://s.example/q/%3Cb%3E%22x%22",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /q/<b>\"x\"", Line: 2},
+		},
+		{
+			name:  "encoded angle brackets match raw ones in the URL",
+			robot: "User-agent: *\nDisallow: /q/%3cb%3e\n",
+			agent: "GPTBot", path: "https://s.example/q/<b>",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /q/%3cb%3e", Line: 2},
+		},
+		{
+			name:  "a space in the pattern matches an encoded one",
+			robot: "User-agent: *\nDisallow: /my page\n",
+			agent: "GPTBot", path: "/my%20page.html",
+			want: RobotsMatch{Verdict: Disallowed, Group: "*", Rule: "Disallow: /my page", Line: 2},
+		},
+		{
+			name:  "an encoded question mark is not the query",
+			robot: "User-agent: *\nDisallow: /a%3Fb\n",
+			agent: "GPTBot", path: "/a?b",
+			want: RobotsMatch{Verdict: NoRule, Group: "*"},
+		},
 		{
 			name:  "html soft 404 as robots.txt",
 			robot: "<!doctype html><html><head><title>Shop</title></head><body>Disallow: /</body></html>",
@@ -346,6 +510,21 @@ func TestParseRobotsTruncates(t *testing.T) {
 	}
 }
 
+func TestNormalizeRobotsPattern(t *testing.T) {
+	tests := map[string]string{
+		"/*.json$":    "/*.json$",
+		"/a$b$":       "/a%24b$",
+		"/a%2A%24":    "/a%2A%24",
+		"*%2a*":       "*%2A*",
+		"/%7Euser/ツ$": "/~user/%E3%83%84$",
+	}
+	for in, want := range tests {
+		if got := normalizeRobotsPattern(in); got != want {
+			t.Errorf("normalizeRobotsPattern(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestRobotsReport(t *testing.T) {
 	body := `User-agent: GPTBot
 Disallow: /
@@ -422,8 +601,11 @@ func TestNormalizeRobotsPath(t *testing.T) {
 		"/100%":           "/100%25",
 		"/%zz":            "/%25zz",
 		"/ä":              "/%C3%A4",
-		"/plain/path?q=1": "/plain/path?q=1",
-		"/*.json$":        "/*.json$",
+		"/plain/path?q=1": "/plain/path?q%3D1",
+		"/*.json$":        "/%2A.json%24", // in a path, '*' and '$' are plain characters
+		"/a%2a%24":        "/a%2A%24",
+		"/a:b<c>":         "/a%3Ab%3Cc%3E",
+		"/a%3Fb?c":        "/a%3Fb?c",
 	}
 	for in, want := range tests {
 		if got := normalizeRobotsPath(in); got != want {
