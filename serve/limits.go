@@ -32,7 +32,7 @@ var (
 	quotaStoreHosts    = quota{"store_submission_hosts", 200, false}
 	quotaSiteSubHosts  = quota{"store_submission_hosts_site", 5000, true}
 	quotaAsk           = quota{"ask_reads", 120, false}
-	quotaSavedReads    = quota{"saved_reads", 1000, false} // agent facts, product data, vendor readiness, store
+	quotaSavedReads    = quota{"saved_reads", 1000, false} // agent facts, product data, vendor readiness (store cards are free, spec 8)
 	quotaReports       = quota{"checkout_reports", 100, false}
 )
 

@@ -129,7 +129,7 @@ var mcpTools = []mcpTool{
 				"note": "Read from saved public evidence; not vendor approval. Merchant feed eligibility cannot be checked from outside."}, nil
 		}},
 	{"store_card",
-		"The saved public card of a store: checks, platform, saved robots policy, links, brand claim (from the brand, never scored), badge and claim URLs. A missing field is unmeasured." + savedOnly,
+		"The saved public card of a store: checks, platform, saved robots policy, links, brand claim (from the brand, never scored), badge and claim URLs. A missing field is unmeasured. Free: no read limit." + savedOnly,
 		obj(map[string]any{"host": str("Store host.")}, "host"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
 			card, err := s.StoreCard(ctx, c, argStr(a, "host"))
