@@ -93,23 +93,23 @@ var mcpTools = []mcpTool{
 			return s.ValidateUCP(ctx, c, argStr(a, "url"), profile)
 		}},
 	{"get_agent_facts",
-		"Typed facts about one store from a stored plain-HTTP page scrape (use-case mention, price clarity, agent-friendly description, cart-blocker suspicion, readiness score), each with a confidence and a sha256 of its evidence. Name the store by host, url or slug. Daily read limit per network." + savedOnly,
-		obj(map[string]any{"host": str("Store host."), "url": str("Store URL."), "slug": str("Store slug (its host).")}),
+		"Typed facts about one store from a stored plain-HTTP page scrape: the five decisions use_case_mention, price_clarity, agent_friendly_description, cart_blocker_suspicion and readiness_score, each with a confidence and a sha256 of its evidence (null when unmeasured). Name the store by host or url; slug picks one decision. Daily read limit per network." + savedOnly,
+		obj(map[string]any{
+			"host": str("Store host."),
+			"url":  str("Store URL, instead of host."),
+			"slug": map[string]any{"type": "string", "enum": factSlugs, "description": "One decision to return; all five when left out."},
+		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			host := argStr(a, "host")
-			if host == "" {
-				host = argStr(a, "url")
-			}
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Host: host, Slug: argStr(a, "slug")})
+			return s.AgentFacts(ctx, c, AgentFactsQuery{Host: firstArg(a, "host", "url"), Slug: argStr(a, "slug")})
 		}},
 	{"list_category_agent_facts",
-		"Agent facts for the stores of one category (see get_agent_facts). Daily read limit per network." + savedOnly,
+		"Agent facts for the stores of one category (see get_agent_facts): the measured decisions of up to limit stores, by host. Daily read limit per network." + savedOnly,
 		obj(map[string]any{
 			"category": str("Category slug or shopper words."),
 			"limit":    map[string]any{"type": "number", "minimum": 1, "maximum": 50, "default": 20, "description": "Stores, 1 to 50."},
 		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Category: argStr(a, "category"), Limit: argInt(a, "limit", 20)})
+			return s.AgentFacts(ctx, c, AgentFactsQuery{Category: argStr(a, "category"), Limit: argInt(a, "limit", factsCategoryLimit)})
 		}},
 	{"product_data_check",
 		"The product data a store publishes (Product JSON-LD, or the public products.json when the page has none), its policies and vendorReadiness (read from saved public evidence; not vendor approval, and merchant feed eligibility cannot be checked from outside). Daily read limit per network." + savedOnly,
