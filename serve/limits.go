@@ -157,7 +157,7 @@ func (l *limiter) perMinute(caller, name string, perMin int) error {
 	l.minuteMu.Unlock()
 	if !b.AllowN(l.now(), 1) {
 		return &apiError{kind: ErrLimited, retryAfter: 60,
-			message: fmt.Sprintf("rate limited: at most %d %s requests a minute for your network; wait a minute", perMin, name)}
+			message: fmt.Sprintf("at most %d %s requests a minute for your network; wait a minute", perMin, name)}
 	}
 	return nil
 }

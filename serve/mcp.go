@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -226,7 +227,7 @@ func (s *Server) newMCPHandler() http.Handler {
 				if args == nil {
 					args = map[string]any{}
 				}
-				if msg := checkArgs(t.schema, args); msg != "" {
+				if msg := checkArgs(t, args); msg != "" {
 					return toolError(msg), nil
 				}
 				caller, _ := ctx.Value(callerKey{}).(string)
@@ -263,31 +264,53 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// toolMessage turns an API error into the tool's message, keeping the code.
+// toolMessage turns an API error into the tool's message: its code, then
+// what to fix.
 func toolMessage(err error) string {
-	status, body, _ := classify(err)
+	_, body, _ := classify(err)
 	msg := body.Error.Message
 	for _, p := range body.Error.Problems {
 		msg += "; " + p.Path + ": " + p.Message
 	}
-	if status == http.StatusTooManyRequests {
-		return "rate limited: " + msg
-	}
 	return body.Error.Code + ": " + msg
 }
 
+// mcpNeedOne names, per tool, arguments of which at least one must be
+// given (not blank), so a call without them is answered in the tool's own
+// terms rather than by the REST twin's message.
+var mcpNeedOne = map[string][]string{
+	"get_agent_facts":           {"host", "url"},
+	"list_category_agent_facts": {"category"},
+	"product_data_check":        {"host", "url"},
+	"validate_ucp_profile":      {"url", "profile"},
+	"ask_svc":                   {"url", "brand", "category", "q"},
+	"submit_store":              {"url", "hosts"},
+}
+
 // checkArgs enforces the schema's properties the SDK does not check for a
-// raw schema: unknown arguments, required ones, types, enums and bounds.
-func checkArgs(schema map[string]any, args map[string]any) string {
-	props, _ := schema["properties"].(map[string]any)
-	if req, ok := schema["required"].([]string); ok {
+// raw schema: unknown arguments, required ones (a blank string is not
+// given), types, enums and bounds; then the tool's mcpNeedOne.
+func checkArgs(t mcpTool, args map[string]any) string {
+	props, _ := t.schema["properties"].(map[string]any)
+	blank := func(k string) bool {
+		v, ok := args[k]
+		if sv, isStr := v.(string); isStr {
+			return strings.TrimSpace(sv) == ""
+		}
+		return !ok || v == nil
+	}
+	if req, ok := t.schema["required"].([]string); ok {
 		for _, r := range req {
-			if _, ok := args[r]; !ok {
-				return fmt.Sprintf("missing required argument %q", r)
+			if blank(r) {
+				msg := fmt.Sprintf("missing required argument %q", r)
+				if p, _ := props[r].(map[string]any); p != nil && p["description"] != nil {
+					msg += fmt.Sprintf(": %v", p["description"])
+				}
+				return msg
 			}
 		}
 	}
-	if schema["additionalProperties"] == false {
+	if t.schema["additionalProperties"] == false {
 		for k := range args {
 			if _, ok := props[k]; !ok {
 				return fmt.Sprintf("unknown argument %q", k)
@@ -332,6 +355,20 @@ func checkArgs(schema map[string]any, args map[string]any) string {
 				return fmt.Sprintf("argument %q has %d items; at most %d", k, len(a), hi)
 			}
 		}
+	}
+	if need := mcpNeedOne[t.name]; len(need) > 0 && !slices.ContainsFunc(need, func(k string) bool { return !blank(k) }) {
+		quoted := make([]string, len(need))
+		for i, k := range need {
+			quoted[i] = fmt.Sprintf("%q", k)
+		}
+		if len(need) == 1 {
+			msg := "missing argument " + quoted[0]
+			if p, _ := props[need[0]].(map[string]any); p != nil && p["description"] != nil {
+				msg += fmt.Sprintf(": %v", p["description"])
+			}
+			return msg
+		}
+		return fmt.Sprintf("give %s or %s", strings.Join(quoted[:len(need)-1], ", "), quoted[len(need)-1])
 	}
 	return ""
 }
