@@ -210,14 +210,16 @@ var mcpTools = []mcpTool{
 		}},
 }
 
-// newMCPHandler builds the MCP server and its streamable HTTP handler.
-func (s *Server) newMCPHandler() http.Handler {
+// newMCPHandlers builds the MCP server and its streamable HTTP handlers:
+// one answering JSON, one an event stream.
+func (s *Server) newMCPHandlers() (jsonH, sseH http.Handler) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "svc", Title: "svc agent-commerce readiness", Version: "1.1.0"},
 		&mcp.ServerOptions{Instructions: "Tools that say whether AI agents can find products and reach checkout at online stores, from svc's open measurements. svc stops before payment; null means unmeasured; validation is not certification."})
 	for _, t := range mcpTools {
 		t := t
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: t.schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				s.mcpCalls.Add(1)
 				var args map[string]any
 				if len(req.Params.Arguments) > 0 {
 					if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
@@ -242,21 +244,23 @@ func (s *Server) newMCPHandler() http.Handler {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
 			})
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true,
-			// The API has no cookies and no ambient authority: DNS
-			// rebinding gains an attacker nothing, and behind a proxy the
-			// local address is loopback while the Host is public.
-			DisableLocalhostProtection: true})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Simple clients send Accept: application/json (or nothing); the
-		// answer is JSON either way, so accept them too.
-		if acc := r.Header.Get("Accept"); !strings.Contains(acc, "text/event-stream") {
+	handler := func(jsonResponse bool) http.Handler {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse, MaxRequestBodyBytes: mcpMaxBody,
+				// The API has no cookies and no ambient authority: DNS
+				// rebinding gains an attacker nothing, and behind a proxy the
+				// local address is loopback while the Host is public.
+				DisableLocalhostProtection: true})
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Simple clients send Accept: application/json (or nothing),
+			// some only text/event-stream; mcpEndpoint picked the handler
+			// that answers what they accept, so the SDK may take both.
 			r.Header.Set("Accept", "application/json, text/event-stream")
-		}
-		r = r.WithContext(context.WithValue(r.Context(), callerKey{}, s.caller(r)))
-		h.ServeHTTP(w, r)
-	})
+			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, s.caller(r)))
+			h.ServeHTTP(w, r)
+		})
+	}
+	return handler(true), handler(false)
 }
 
 // toolError is a failed tool call an agent can act on.
@@ -449,13 +453,6 @@ func filterRows(data any, id string) (any, error) {
 	}
 	out["rows"] = keep
 	return out, nil
-}
-
-// mcpEndpoint hands POST /api/ask to the MCP server, built once.
-func (s *Server) mcpEndpoint(w http.ResponseWriter, r *http.Request) error {
-	s.mcpOnce.Do(func() { s.mcpHandler = s.newMCPHandler() })
-	s.mcpHandler.ServeHTTP(w, r)
-	return nil
 }
 
 // MCPCard is the discovery card at /.well-known/mcp.json (the draft MCP
