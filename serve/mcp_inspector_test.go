@@ -50,8 +50,8 @@ func mcpInspector(t *testing.T) string {
 // snapshot: tools/list names the 16 tools of spec 4.3, and tools/call
 // answers.
 func TestMCPInspectorCLI(t *testing.T) {
+	f := sharedReadFixture(t) // skipped with -short, before any Inspector check
 	bin := mcpInspector(t)
-	f := sharedReadFixture(t)
 	ts := f.newServer(t, Config{})
 	host := f.world.Stores[0].Host
 	home := t.TempDir() // the Inspector keeps a catalog under HOME
