@@ -23,8 +23,9 @@ var factSlugs = []string{
 }
 
 // AgentFactsQuery selects agent facts: one store (Host, or a URL of it) or
-// one category's stores, optionally one decision (Slug), at most Limit
-// facts (0: the default).
+// one category's stores, optionally one decision (Slug). Limit counts
+// stores (0: the default): a category listing names at most Limit stores,
+// each with all its measured facts; one store's answer is all its facts.
 type AgentFactsQuery struct {
 	Host     string
 	URL      string
@@ -33,9 +34,8 @@ type AgentFactsQuery struct {
 	Limit    int
 }
 
-// Agent facts limits: limit 1 to 50; a store has five decisions, and a
-// category listing defaults to 20 facts (the list_category_agent_facts
-// tool's default).
+// Agent facts limits: limit 1 to 50 stores; a category listing defaults
+// to 20 stores (the list_category_agent_facts tool's default).
 const (
 	factsMaxLimit      = 50
 	factsCategoryLimit = 20
@@ -96,13 +96,10 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 	}
 	limit := q.Limit
 	if limit == 0 {
-		limit = len(factSlugs)
-		if hasCat {
-			limit = factsCategoryLimit
-		}
+		limit = factsCategoryLimit
 	}
 	if limit < 1 || limit > factsMaxLimit {
-		return nil, fail(ErrInvalid, "limit must be an integer from 1 to %d", factsMaxLimit)
+		return nil, fail(ErrInvalid, "limit must be a number of stores from 1 to %d", factsMaxLimit)
 	}
 	var host, category string
 	if hasHost {
@@ -154,12 +151,11 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 			return nil, err
 		}
 	}
-	// The canonical decision order for one store, then the limit.
+	// The canonical decision order for one store.
 	if host != "" {
 		slices.SortStableFunc(ans.Facts, func(a, b AgentFact) int {
 			return slices.Index(factSlugs, a.Fact) - slices.Index(factSlugs, b.Fact)
 		})
-		ans.Facts = ans.Facts[:min(limit, len(ans.Facts))]
 	}
 	ans.Count = len(ans.Facts)
 	return ans, nil
@@ -192,8 +188,8 @@ func (rl *readLayer) hostFacts(ans *AgentFactsAnswer, dir *storeRow, slug string
 	})
 }
 
-// categoryFacts lists the measured facts of a category's stores: a scan,
-// so DuckDB.
+// categoryFacts lists the measured facts of the first limit stores of a
+// category (by host) that have any: a scan, so DuckDB.
 func (rl *readLayer) categoryFacts(ctx context.Context, ans *AgentFactsAnswer, category, slug string, limit int) error {
 	st, err := rl.stmt(sqlFactsCategory, "agent facts (agent_facts, stores)")
 	if err != nil {
@@ -232,7 +228,7 @@ func (s *Server) agentFacts(w http.ResponseWriter, r *http.Request) error {
 	if v := qs.Get("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > factsMaxLimit {
-			return fail(ErrInvalid, "limit must be an integer from 1 to %d, not %q", factsMaxLimit, v)
+			return fail(ErrInvalid, "limit must be a number of stores from 1 to %d, not %q", factsMaxLimit, v)
 		}
 		q.Limit = n
 	}

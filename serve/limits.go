@@ -32,7 +32,7 @@ var (
 	quotaStoreHosts    = quota{"store_submission_hosts", 200, false}
 	quotaSiteSubHosts  = quota{"store_submission_hosts_site", 5000, true}
 	quotaAsk           = quota{"ask_reads", 120, false}
-	quotaSavedReads    = quota{"saved_reads", 1000, false} // agent facts, product data, vendor readiness, store
+	quotaSavedReads    = quota{"saved_reads", 1000, false} // agent facts, product data, vendor readiness (store cards are free, spec 8)
 	quotaReports       = quota{"checkout_reports", 100, false}
 )
 
@@ -157,7 +157,7 @@ func (l *limiter) perMinute(caller, name string, perMin int) error {
 	l.minuteMu.Unlock()
 	if !b.AllowN(l.now(), 1) {
 		return &apiError{kind: ErrLimited, retryAfter: 60,
-			message: fmt.Sprintf("rate limited: at most %d %s requests a minute for your network; wait a minute", perMin, name)}
+			message: fmt.Sprintf("at most %d %s requests a minute for your network; wait a minute", perMin, name)}
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -93,23 +94,23 @@ var mcpTools = []mcpTool{
 			return s.ValidateUCP(ctx, c, argStr(a, "url"), profile)
 		}},
 	{"get_agent_facts",
-		"Typed facts about one store from a stored plain-HTTP page scrape (use-case mention, price clarity, agent-friendly description, cart-blocker suspicion, readiness score), each with a confidence and a sha256 of its evidence. Name the store by host, url or slug. Daily read limit per network." + savedOnly,
-		obj(map[string]any{"host": str("Store host."), "url": str("Store URL."), "slug": str("Store slug (its host).")}),
+		"Typed facts about one store from a stored plain-HTTP page scrape: the five decisions use_case_mention, price_clarity, agent_friendly_description, cart_blocker_suspicion and readiness_score, each with a confidence and a sha256 of its evidence (null when unmeasured). Name the store by host or url; slug picks one decision. Daily read limit per network." + savedOnly,
+		obj(map[string]any{
+			"host": str("Store host."),
+			"url":  str("Store URL, instead of host."),
+			"slug": map[string]any{"type": "string", "enum": factSlugs, "description": "One decision to return; all five when left out."},
+		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			host := argStr(a, "host")
-			if host == "" {
-				host = argStr(a, "url")
-			}
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Host: host, Slug: argStr(a, "slug")})
+			return s.AgentFacts(ctx, c, AgentFactsQuery{Host: firstArg(a, "host", "url"), Slug: argStr(a, "slug")})
 		}},
 	{"list_category_agent_facts",
-		"Agent facts for the stores of one category (see get_agent_facts). Daily read limit per network." + savedOnly,
+		"Agent facts for the stores of one category (see get_agent_facts): the measured decisions of up to limit stores, by host. Daily read limit per network." + savedOnly,
 		obj(map[string]any{
 			"category": str("Category slug or shopper words."),
 			"limit":    map[string]any{"type": "number", "minimum": 1, "maximum": 50, "default": 20, "description": "Stores, 1 to 50."},
 		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Category: argStr(a, "category"), Limit: argInt(a, "limit", 20)})
+			return s.AgentFacts(ctx, c, AgentFactsQuery{Category: argStr(a, "category"), Limit: argInt(a, "limit", factsCategoryLimit)})
 		}},
 	{"product_data_check",
 		"The product data a store publishes (Product JSON-LD, or the public products.json when the page has none), its policies and vendorReadiness (read from saved public evidence; not vendor approval, and merchant feed eligibility cannot be checked from outside). Daily read limit per network." + savedOnly,
@@ -129,7 +130,7 @@ var mcpTools = []mcpTool{
 				"note": "Read from saved public evidence; not vendor approval. Merchant feed eligibility cannot be checked from outside."}, nil
 		}},
 	{"store_card",
-		"The saved public card of a store: checks, platform, saved robots policy, links, brand claim (from the brand, never scored), badge and claim URLs. A missing field is unmeasured." + savedOnly,
+		"The saved public card of a store: checks, platform, saved robots policy, links, brand claim (from the brand, never scored), badge and claim URLs. A missing field is unmeasured. Free: no read limit." + savedOnly,
 		obj(map[string]any{"host": str("Store host.")}, "host"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
 			card, err := s.StoreCard(ctx, c, argStr(a, "host"))
@@ -209,14 +210,16 @@ var mcpTools = []mcpTool{
 		}},
 }
 
-// newMCPHandler builds the MCP server and its streamable HTTP handler.
-func (s *Server) newMCPHandler() http.Handler {
+// newMCPHandlers builds the MCP server and its streamable HTTP handlers:
+// one answering JSON, one an event stream.
+func (s *Server) newMCPHandlers() (jsonH, sseH http.Handler) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "svc", Title: "svc agent-commerce readiness", Version: "1.1.0"},
 		&mcp.ServerOptions{Instructions: "Tools that say whether AI agents can find products and reach checkout at online stores, from svc's open measurements. svc stops before payment; null means unmeasured; validation is not certification."})
 	for _, t := range mcpTools {
 		t := t
 		srv.AddTool(&mcp.Tool{Name: t.name, Description: t.description, InputSchema: t.schema},
 			func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+				s.mcpCalls.Add(1)
 				var args map[string]any
 				if len(req.Params.Arguments) > 0 {
 					if err := json.Unmarshal(req.Params.Arguments, &args); err != nil {
@@ -226,7 +229,7 @@ func (s *Server) newMCPHandler() http.Handler {
 				if args == nil {
 					args = map[string]any{}
 				}
-				if msg := checkArgs(t.schema, args); msg != "" {
+				if msg := checkArgs(t, args); msg != "" {
 					return toolError(msg), nil
 				}
 				caller, _ := ctx.Value(callerKey{}).(string)
@@ -241,21 +244,23 @@ func (s *Server) newMCPHandler() http.Handler {
 				return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(b)}}, StructuredContent: json.RawMessage(b)}, nil
 			})
 	}
-	h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
-		&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: true,
-			// The API has no cookies and no ambient authority: DNS
-			// rebinding gains an attacker nothing, and behind a proxy the
-			// local address is loopback while the Host is public.
-			DisableLocalhostProtection: true})
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		// Simple clients send Accept: application/json (or nothing); the
-		// answer is JSON either way, so accept them too.
-		if acc := r.Header.Get("Accept"); !strings.Contains(acc, "text/event-stream") {
+	handler := func(jsonResponse bool) http.Handler {
+		h := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv },
+			&mcp.StreamableHTTPOptions{Stateless: true, JSONResponse: jsonResponse, MaxRequestBodyBytes: mcpMaxBody,
+				// The API has no cookies and no ambient authority: DNS
+				// rebinding gains an attacker nothing, and behind a proxy the
+				// local address is loopback while the Host is public.
+				DisableLocalhostProtection: true})
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			// Simple clients send Accept: application/json (or nothing),
+			// some only text/event-stream; mcpEndpoint picked the handler
+			// that answers what they accept, so the SDK may take both.
 			r.Header.Set("Accept", "application/json, text/event-stream")
-		}
-		r = r.WithContext(context.WithValue(r.Context(), callerKey{}, s.caller(r)))
-		h.ServeHTTP(w, r)
-	})
+			r = r.WithContext(context.WithValue(r.Context(), callerKey{}, s.caller(r)))
+			h.ServeHTTP(w, r)
+		})
+	}
+	return handler(true), handler(false)
 }
 
 // toolError is a failed tool call an agent can act on.
@@ -263,31 +268,53 @@ func toolError(msg string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: msg}}}
 }
 
-// toolMessage turns an API error into the tool's message, keeping the code.
+// toolMessage turns an API error into the tool's message: its code, then
+// what to fix.
 func toolMessage(err error) string {
-	status, body, _ := classify(err)
+	_, body, _ := classify(err)
 	msg := body.Error.Message
 	for _, p := range body.Error.Problems {
 		msg += "; " + p.Path + ": " + p.Message
 	}
-	if status == http.StatusTooManyRequests {
-		return "rate limited: " + msg
-	}
 	return body.Error.Code + ": " + msg
 }
 
+// mcpNeedOne names, per tool, arguments of which at least one must be
+// given (not blank), so a call without them is answered in the tool's own
+// terms rather than by the REST twin's message.
+var mcpNeedOne = map[string][]string{
+	"get_agent_facts":           {"host", "url"},
+	"list_category_agent_facts": {"category"},
+	"product_data_check":        {"host", "url"},
+	"validate_ucp_profile":      {"url", "profile"},
+	"ask_svc":                   {"url", "brand", "category", "q"},
+	"submit_store":              {"url", "hosts"},
+}
+
 // checkArgs enforces the schema's properties the SDK does not check for a
-// raw schema: unknown arguments, required ones, types, enums and bounds.
-func checkArgs(schema map[string]any, args map[string]any) string {
-	props, _ := schema["properties"].(map[string]any)
-	if req, ok := schema["required"].([]string); ok {
+// raw schema: unknown arguments, required ones (a blank string is not
+// given), types, enums and bounds; then the tool's mcpNeedOne.
+func checkArgs(t mcpTool, args map[string]any) string {
+	props, _ := t.schema["properties"].(map[string]any)
+	blank := func(k string) bool {
+		v, ok := args[k]
+		if sv, isStr := v.(string); isStr {
+			return strings.TrimSpace(sv) == ""
+		}
+		return !ok || v == nil
+	}
+	if req, ok := t.schema["required"].([]string); ok {
 		for _, r := range req {
-			if _, ok := args[r]; !ok {
-				return fmt.Sprintf("missing required argument %q", r)
+			if blank(r) {
+				msg := fmt.Sprintf("missing required argument %q", r)
+				if p, _ := props[r].(map[string]any); p != nil && p["description"] != nil {
+					msg += fmt.Sprintf(": %v", p["description"])
+				}
+				return msg
 			}
 		}
 	}
-	if schema["additionalProperties"] == false {
+	if t.schema["additionalProperties"] == false {
 		for k := range args {
 			if _, ok := props[k]; !ok {
 				return fmt.Sprintf("unknown argument %q", k)
@@ -332,6 +359,20 @@ func checkArgs(schema map[string]any, args map[string]any) string {
 				return fmt.Sprintf("argument %q has %d items; at most %d", k, len(a), hi)
 			}
 		}
+	}
+	if need := mcpNeedOne[t.name]; len(need) > 0 && !slices.ContainsFunc(need, func(k string) bool { return !blank(k) }) {
+		quoted := make([]string, len(need))
+		for i, k := range need {
+			quoted[i] = fmt.Sprintf("%q", k)
+		}
+		if len(need) == 1 {
+			msg := "missing argument " + quoted[0]
+			if p, _ := props[need[0]].(map[string]any); p != nil && p["description"] != nil {
+				msg += fmt.Sprintf(": %v", p["description"])
+			}
+			return msg
+		}
+		return fmt.Sprintf("give %s or %s", strings.Join(quoted[:len(need)-1], ", "), quoted[len(need)-1])
 	}
 	return ""
 }
@@ -412,13 +453,6 @@ func filterRows(data any, id string) (any, error) {
 	}
 	out["rows"] = keep
 	return out, nil
-}
-
-// mcpEndpoint hands POST /api/ask to the MCP server, built once.
-func (s *Server) mcpEndpoint(w http.ResponseWriter, r *http.Request) error {
-	s.mcpOnce.Do(func() { s.mcpHandler = s.newMCPHandler() })
-	s.mcpHandler.ServeHTTP(w, r)
-	return nil
 }
 
 // MCPCard is the discovery card at /.well-known/mcp.json (the draft MCP

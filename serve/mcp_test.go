@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -169,5 +171,163 @@ func TestAskIndexAnswer(t *testing.T) {
 	}
 	if resp, _ := ts.get(t, "/api/ask"); resp.StatusCode != 400 {
 		t.Errorf("empty question: %d, want 400", resp.StatusCode)
+	}
+}
+
+// callTool runs one tool over a session and returns its text and isError.
+func callTool(t *testing.T, sess *mcp.ClientSession, name string, args map[string]any) (string, bool) {
+	t.Helper()
+	res, err := sess.CallTool(context.Background(), &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil || len(res.Content) == 0 {
+		t.Fatalf("%s %v: %v %+v", name, args, err, res)
+	}
+	return res.Content[0].(*mcp.TextContent).Text, res.IsError
+}
+
+func sdkSession(t *testing.T, ts *testServer) *mcp.ClientSession {
+	t.Helper()
+	client := mcp.NewClient(&mcp.Implementation{Name: "svc-test", Version: "1"}, nil)
+	sess, err := client.Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.ts.URL + "/api/ask"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { sess.Close() })
+	return sess
+}
+
+// TestMCPToolErrorTexts: a failed call says what to fix in the tool's own
+// argument terms: no REST query syntax, no HTTP methods, no repeated
+// prefixes.
+func TestMCPToolErrorTexts(t *testing.T) {
+	f := sharedReadFixture(t)
+	ts := f.newServer(t, Config{})
+	sess := sdkSession(t, ts)
+	host := f.world.Stores[0].Host
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"can_agent_checkout", map[string]any{"url": ""}, `missing required argument "url"`},
+		{"precheck", map[string]any{"url": "  "}, `missing required argument "url"`},
+		{"store_card", map[string]any{"host": ""}, `missing required argument "host"`},
+		{"vendor_checkout_readiness", map[string]any{"host": ""}, `missing required argument "host"`},
+		{"product_data_check", map[string]any{}, `give "host" or "url"`},
+		{"get_agent_facts", map[string]any{"slug": "price_clarity"}, `give "host" or "url"`},
+		{"get_agent_facts", map[string]any{"host": host, "slug": host}, `argument "slug" must be one of use_case_mention`},
+		{"list_category_agent_facts", map[string]any{}, `missing argument "category"`},
+		{"validate_ucp_profile", map[string]any{}, `give "url" or "profile"`},
+		{"ask_svc", map[string]any{"url": ""}, `give "url", "brand", "category" or "q"`},
+		{"submit_store", map[string]any{"category": "apparel"}, `give "url" or "hosts"`},
+		{"store_card", map[string]any{"host": "http://10.0.0.1/"}, "invalid_request: invalid host"},
+		{"precheck", map[string]any{"url": "ftp://shop.test/"}, "invalid_request: "},
+	} {
+		text, isErr := callTool(t, sess, c.tool, c.args)
+		if !isErr || !strings.HasPrefix(text, c.want) {
+			t.Errorf("%s %v: isError %v %q, want it to start %q", c.tool, c.args, isErr, text, c.want)
+		}
+		restTerms(t, c.tool, text)
+	}
+	// Rate limits: the code once, then the limit (ask_svc: 30 a minute).
+	var text string
+	for i := 0; i < 31; i++ {
+		text, _ = callTool(t, sess, "ask_svc", map[string]any{"url": "https://" + host + "/"})
+	}
+	if text != "rate_limited: at most 30 ask requests a minute for your network; wait a minute" {
+		t.Errorf("per-minute limit: %q", text)
+	}
+	lowerQuota(t, &quotaSavedReads, 0)
+	text, _ = callTool(t, sess, "product_data_check", map[string]any{"host": host})
+	if !strings.HasPrefix(text, "rate_limited: daily limit reached: 0 saved_reads per UTC day") {
+		t.Errorf("daily limit: %q", text)
+	}
+	restTerms(t, "product_data_check", text)
+}
+
+// restTerms fails when a tool's text speaks REST: query syntax, HTTP
+// methods, a repeated rate-limit prefix.
+func restTerms(t *testing.T, tool, text string) {
+	t.Helper()
+	for _, bad := range []string{"?url=", "?host=", "&", "POST", "GET ", "query", "rate limited: rate limited", "rate_limited: rate limited"} {
+		if strings.Contains(text, bad) {
+			t.Errorf("%s: %q speaks REST (%q)", tool, text, bad)
+		}
+	}
+}
+
+// TestMCPAgentFactsTools: slug picks one decision, as the tool says, and
+// limit counts stores, the same over MCP and REST.
+func TestMCPAgentFactsTools(t *testing.T) {
+	f := sharedReadFixture(t)
+	ts := f.newServer(t, Config{})
+	sess := sdkSession(t, ts)
+	host := f.world.Stores[0].Host
+	list, err := sess.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tool := range list.Tools {
+		if tool.Name != "get_agent_facts" {
+			continue
+		}
+		b, _ := json.Marshal(tool.InputSchema)
+		var schema struct {
+			Properties map[string]struct {
+				Description string
+				Enum        []string
+			}
+		}
+		json.Unmarshal(b, &schema)
+		slug := schema.Properties["slug"]
+		if !slices.Equal(slug.Enum, factSlugs) || strings.Contains(slug.Description, "host") ||
+			strings.Contains(tool.Description, "slug (its host)") || !strings.Contains(tool.Description, "slug picks one decision") {
+			t.Errorf("get_agent_facts describes slug as %q %v: %s", slug.Description, slug.Enum, tool.Description)
+		}
+	}
+	text, isErr := callTool(t, sess, "get_agent_facts", map[string]any{"host": host, "slug": "cart_blocker_suspicion"})
+	var one AgentFactsAnswer
+	if isErr || json.Unmarshal([]byte(text), &one) != nil || len(one.Facts) != 1 || one.Facts[0].Fact != "cart_blocker_suspicion" || one.Facts[0].Host != host {
+		t.Errorf("get_agent_facts slug: %.300s", text)
+	}
+	for _, limit := range []int{1, 3} {
+		text, isErr = callTool(t, sess, "list_category_agent_facts", map[string]any{"category": "footwear", "limit": limit})
+		var viaMCP, viaREST AgentFactsAnswer
+		json.Unmarshal([]byte(text), &viaMCP)
+		ts.getJSON(t, "/api/agent-facts?category=footwear&limit="+strconv.Itoa(limit), &viaREST)
+		hosts := map[string]bool{}
+		for _, fact := range viaMCP.Facts {
+			hosts[fact.Host] = true
+		}
+		a, _ := json.Marshal(viaMCP.Facts)
+		b, _ := json.Marshal(viaREST.Facts)
+		if isErr || len(hosts) != limit || len(viaMCP.Facts) <= limit || !bytes.Equal(a, b) {
+			t.Errorf("limit %d: %d stores, %d facts; REST agrees: %v", limit, len(hosts), len(viaMCP.Facts), bytes.Equal(a, b))
+		}
+	}
+}
+
+// TestMCPStoreCardFree: the store card is a free read (spec 8), by MCP and
+// REST; it leaves the saved-read quota to the reads that have one.
+func TestMCPStoreCardFree(t *testing.T) {
+	f := sharedReadFixture(t)
+	ts := f.newServer(t, Config{})
+	sess := sdkSession(t, ts)
+	host := f.world.Stores[0].Host
+	lowerQuota(t, &quotaSavedReads, 2)
+	for i := 0; i < 5; i++ {
+		if text, isErr := callTool(t, sess, "store_card", map[string]any{"host": host}); isErr {
+			t.Fatalf("store_card %d: %s", i+1, text)
+		}
+		if resp, body := ts.get(t, "/api/store?host="+host); resp.StatusCode != 200 {
+			t.Fatalf("/api/store %d: %d %s", i+1, resp.StatusCode, body)
+		}
+	}
+	for i := 0; i < 2; i++ {
+		if text, isErr := callTool(t, sess, "product_data_check", map[string]any{"host": host}); isErr {
+			t.Fatalf("product_data_check %d after free store cards: %s", i+1, text)
+		}
+	}
+	if text, isErr := callTool(t, sess, "product_data_check", map[string]any{"host": host}); !isErr || !strings.HasPrefix(text, "rate_limited: ") {
+		t.Errorf("product_data_check over its quota: %v %q", isErr, text)
 	}
 }

@@ -33,7 +33,7 @@ var routeTable = []route{
 	{"GET /api/weekly/agent-checkout.json", func(s *Server) handlerFunc { return s.weeklyLatest }},
 	{"GET /api/weekly/agent-checkout/{edition}", func(s *Server) handlerFunc { return s.weeklyFile }},
 	{"GET /data/{path...}", func(s *Server) handlerFunc { return s.dataFile }},
-	{"GET /api/ask", func(s *Server) handlerFunc { return s.ask }},
+	{"GET /api/ask", func(s *Server) handlerFunc { return s.askGet }},
 	{"POST /api/ask", func(s *Server) handlerFunc { return s.mcpEndpoint }},
 	{"GET /.well-known/mcp.json", func(s *Server) handlerFunc { return s.mcpCard }},
 	{"GET /openapi.json", func(s *Server) handlerFunc { return s.openapi }},

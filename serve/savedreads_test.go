@@ -24,8 +24,9 @@ func lowerQuota(t *testing.T, q *quota, max int) {
 }
 
 // savedReadErrors provokes the statuses every saved-data read shares: 400
-// for a bad host, 429 over the daily read limit, 503 without a snapshot.
-func savedReadErrors(t *testing.T, f *readFixture, path string) {
+// for a bad host, 429 over the daily read limit (a free read, spec 8, has
+// none), 503 without a snapshot.
+func savedReadErrors(t *testing.T, f *readFixture, path string, free ...bool) {
 	t.Helper()
 	ts := f.newServer(t, Config{})
 	for _, bad := range []string{"", "ftp://shop.test/", "http://10.1.2.3/", "localhost", "bad_host!"} {
@@ -42,7 +43,11 @@ func savedReadErrors(t *testing.T, f *readFixture, path string) {
 		}
 	}
 	resp, body := ts.get(t, path+host)
-	if resp.StatusCode != 429 || errorCode(t, body) != "rate_limited" || resp.Header.Get("Retry-After") == "" {
+	if len(free) > 0 && free[0] {
+		if resp.StatusCode != 200 {
+			t.Errorf("%s is a free read, yet past the saved-read limit: %d %s", path, resp.StatusCode, body)
+		}
+	} else if resp.StatusCode != 429 || errorCode(t, body) != "rate_limited" || resp.Header.Get("Retry-After") == "" {
 		t.Errorf("%s over the daily read limit: %d %s", path, resp.StatusCode, body)
 	}
 	empty := newTestServer(t, Config{})
@@ -128,7 +133,7 @@ func TestStoreCard(t *testing.T) {
 	if _, body := ts.getJSON(t, "/api/store?host="+opted.Host, &c); c.Known || c.Checks != nil || c.Name != nil {
 		t.Errorf("opted-out store shows its checks: %s", body)
 	}
-	savedReadErrors(t, f, "/api/store?host=")
+	savedReadErrors(t, f, "/api/store?host=", true)
 }
 
 func TestProductData(t *testing.T) {
@@ -230,9 +235,11 @@ func TestAgentFacts(t *testing.T) {
 	if _, body := ts.getJSON(t, "/api/agent-facts?host="+st.Host+"&slug=price-clarity", &ans); len(ans.Facts) != 1 || ans.Facts[0].Fact != "price_clarity" {
 		t.Errorf("one slug: %s", body)
 	}
+	// limit counts stores (as the tools say), never a store's facts: one
+	// store's answer keeps all five at any limit.
 	ans = AgentFactsAnswer{}
-	if _, body := ts.getJSON(t, "/api/agent-facts?host="+st.Host+"&limit=2", &ans); len(ans.Facts) != 2 || ans.Facts[1].Fact != factSlugs[1] {
-		t.Errorf("limit=2: %s", body)
+	if _, body := ts.getJSON(t, "/api/agent-facts?host="+st.Host+"&limit=1", &ans); len(ans.Facts) != 5 || ans.Facts[4].Fact != factSlugs[4] {
+		t.Errorf("limit=1 on one store: %s", body)
 	}
 	// Every store's facts are its own (the rows a lookup record points at).
 	for _, s := range f.world.Stores {
@@ -260,8 +267,53 @@ func TestAgentFacts(t *testing.T) {
 	for i := range f.world.Stores {
 		cats[f.world.Stores[i].Host] = &f.world.Stores[i]
 	}
-	if len(ans.Facts) != factsCategoryLimit || ans.Category == nil || *ans.Category != "footwear" {
-		t.Errorf("category listing: %d facts, category %v", len(ans.Facts), ans.Category)
+	// The stores a listing may name: footwear, listed (known), with at
+	// least one measured fact, each with its measured facts, read one store
+	// at a time.
+	measured := map[string]int{}
+	var eligible []string
+	for _, s := range f.world.Stores {
+		if s.Category != "footwear" || unknownSources[s.Source] || s.Source == fixtures.SourceOptedOut {
+			continue
+		}
+		a := AgentFactsAnswer{}
+		ts.getJSON(t, "/api/agent-facts?host="+s.Host, &a)
+		for _, fact := range a.Facts {
+			if string(fact.Value) != "null" {
+				measured[s.Host]++
+			}
+		}
+		if measured[s.Host] > 0 {
+			eligible = append(eligible, s.Host)
+		}
+	}
+	slices.Sort(eligible)
+	if len(eligible) <= 2 {
+		t.Fatalf("the fixture world has %d footwear stores with facts; the limit test needs more", len(eligible))
+	}
+	listed := func(a AgentFactsAnswer) []string {
+		var hosts []string
+		perHost := map[string]int{}
+		for _, fact := range a.Facts {
+			if !slices.Contains(hosts, fact.Host) {
+				hosts = append(hosts, fact.Host)
+			}
+			perHost[fact.Host]++
+		}
+		for h, n := range perHost {
+			if n != measured[h] {
+				t.Errorf("category listing holds %d facts of %s, which has %d measured", n, h, measured[h])
+			}
+		}
+		return hosts
+	}
+	if got, want := listed(ans), eligible[:min(len(eligible), factsCategoryLimit)]; !slices.Equal(got, want) || ans.Category == nil || *ans.Category != "footwear" {
+		t.Errorf("category listing (default limit, %d stores): stores %v, want %v; category %v", factsCategoryLimit, got, want, ans.Category)
+	}
+	two := AgentFactsAnswer{}
+	ts.getJSON(t, "/api/agent-facts?category=footwear&limit=2", &two)
+	if got := listed(two); !slices.Equal(got, eligible[:2]) || two.Count != measured[eligible[0]]+measured[eligible[1]] {
+		t.Errorf("limit=2: stores %v (count %d), want the 2 stores %v", got, two.Count, eligible[:2])
 	}
 	for i, fact := range ans.Facts {
 		s := cats[fact.Host]

@@ -73,8 +73,10 @@ type Server struct {
 
 	llm *llmCache // one model read per host a day
 
-	mcpOnce    sync.Once
-	mcpHandler http.Handler
+	mcpOnce  sync.Once
+	mcpJSON  http.Handler // MCP answers as JSON (mcp_transport.go)
+	mcpSSE   http.Handler // the same, as an event stream, for clients that accept only that
+	mcpCalls atomic.Int64 // tool calls run, for tests
 
 	inflightMu sync.Mutex
 	inflight   map[string]bool // hosts with a live check running

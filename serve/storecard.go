@@ -203,9 +203,7 @@ func (s *Server) StoreCard(ctx context.Context, caller, rawHost string) (*StoreC
 		return nil, err
 	}
 	defer rl.release()
-	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
-		return nil, err
-	}
+	// A free saved-data read (spec 8): no quota.
 	dir, err := rl.lookup(host)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", host, err)
