@@ -530,7 +530,7 @@ func nullStr(s string) any {
 var boardTable = &datasets.Table{
 	Name:        "leaderboard",
 	Description: "The leaderboard as CSV: the service's own paths, then unverified outside submissions.",
-	Key:         []string{"board", "id"},
+	Key:         []string{"row"},
 	Columns: []datasets.Column{
 		{Name: "rank", Type: datasets.Int64, Nullable: true, Description: "Standard competition rank within the board (svc or unverified) " +
 			"by the lower Wilson 95% bound, then cart successes; equal rows share a rank (1, 2, 2, 4); empty for a path with no result. The JSON's rank."},
@@ -564,6 +564,7 @@ var boardTable = &datasets.Table{
 			"leaderboard_results table (false: accepted since, listed at once, in the dataset from the next snapshot); empty for paths."},
 		{Name: "fixture_stand_in", Type: datasets.Bool, Description: "The test set is the fixture world's stand-in for SVC-100 v1 " +
 			"(synthetic .test stores), not real stores."},
+		{Name: "row", Type: datasets.Int64, Description: "Row order, the JSON's: the service's paths in published order, then the unverified runs by rank. Not a rank."},
 	},
 }
 
@@ -583,13 +584,13 @@ func boardCSV(b *Board) ([]byte, error) {
 		row := datasets.Row{rankCell(p.Rank), "svc", p.ID, p.Label, p.Path, p.Agent, nullStr(p.AgentVersion), nil, p.RunID,
 			p.Status, p.Verified, p.Evidence, p.FixtureData}
 		row = append(row, statsCells(p.Stats)...)
-		rows = append(rows, append(row, p.StartedAt, p.FinishedAt, nil, nil, b.FixtureStandIn))
+		rows = append(rows, append(row, p.StartedAt, p.FinishedAt, nil, nil, b.FixtureStandIn, int64(len(rows)+1)))
 	}
 	for _, s := range b.Unverified.Runs {
 		row := datasets.Row{rankCell(s.Rank), "unverified", s.ID, nil, s.Path, s.Agent.Name,
 			nullStr(s.Agent.Version), nullStr(s.Agent.Model), s.ID, s.Status, false, s.Evidence, false}
 		row = append(row, statsCells(s.Stats)...)
-		rows = append(rows, append(row, s.StartedAt, s.FinishedAt, s.SubmittedAt, s.InDataset, b.FixtureStandIn))
+		rows = append(rows, append(row, s.StartedAt, s.FinishedAt, s.SubmittedAt, s.InDataset, b.FixtureStandIn, int64(len(rows)+1)))
 	}
 	return writeCSV(boardTable, rows)
 }

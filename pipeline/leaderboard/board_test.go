@@ -144,9 +144,26 @@ func TestBoardRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, _ := csvRanks(t, b, files[FileCSV])
+	got, rows := csvRanks(t, b, files[FileCSV])
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV ranks (-want +got):\n%s", diff)
+	}
+	// The CSV's rows are in the JSON's order.
+	var jsonOrder, csvOrder []string
+	for _, p := range b.Paths {
+		jsonOrder = append(jsonOrder, p.ID)
+	}
+	for _, r := range b.Unverified.Runs {
+		jsonOrder = append(jsonOrder, r.ID)
+	}
+	for i, row := range rows {
+		csvOrder = append(csvOrder, row["id"])
+		if row["row"] != strconv.Itoa(i+1) {
+			t.Errorf("CSV row %d: row = %q", i+1, row["row"])
+		}
+	}
+	if diff := cmp.Diff(jsonOrder, csvOrder); diff != "" {
+		t.Errorf("CSV row order (-JSON +CSV):\n%s", diff)
 	}
 	// The published JSON carries the same ranks.
 	var onDisk Board
