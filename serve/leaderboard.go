@@ -27,7 +27,15 @@ type liveRuns struct {
 	rows []leaderboard.SubmissionRow // oldest first; each id once
 	at   map[string]time.Time        // id -> when it was accepted
 	gen  uint64                      // bumped on every run added
+	base *baseBoard                  // the snapshot's board, read once per version
 	last *boardAnswers               // the answers of the last (snapshot, gen)
+}
+
+// baseBoard is the board a snapshot published (with its grid); board is
+// nil when the snapshot has none, or none that can be read.
+type baseBoard struct {
+	version string
+	board   *leaderboard.Board
 }
 
 // boardAnswers are the leaderboard's answers for one snapshot and one set
@@ -78,14 +86,6 @@ func (l *liveRuns) replay(rec state.Record) {
 		SubmittedAt: rec.Time.UTC(), Submission: sub.Public()}, false))
 }
 
-// acceptedAt returns when the run id was accepted, if this log holds it.
-func (l *liveRuns) acceptedAt(id string) (time.Time, bool) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	t, ok := l.at[id]
-	return t, ok
-}
-
 // isBoardFile reports whether name is one of the leaderboard's answers.
 func isBoardFile(name string) bool {
 	switch name {
@@ -108,8 +108,30 @@ func (s *Server) file(name string) *file {
 	return snap.files[name]
 }
 
+// baseBoard returns the board snap published, read once per version; the
+// caller holds l.mu and must not change it.
+func (s *Server) baseBoard(snap *snapshot) *leaderboard.Board {
+	l := s.subs.live
+	if l.base != nil && l.base.version == snap.version {
+		return l.base.board
+	}
+	l.base = &baseBoard{version: snap.version}
+	published := snap.files[fileLeaderboardGrd]
+	if published == nil {
+		return nil
+	}
+	var b leaderboard.Board
+	if err := json.Unmarshal(published.body, &b); err != nil || b.TestSet == "" {
+		s.log.Warn("the published leaderboard cannot be read: runs accepted since the snapshot are not listed", "version", snap.version, "error", err)
+		return nil
+	}
+	l.base.board = &b
+	return &b
+}
+
 // boardAnswers returns the leaderboard's answers for snap, built again
-// when the snapshot or the live runs changed since the last call.
+// when the snapshot or the live runs changed since the last call (so at
+// most once per accepted run, on the first read after it).
 func (s *Server) boardAnswers(snap *snapshot) *boardAnswers {
 	l := s.subs.live
 	l.mu.Lock()
@@ -119,16 +141,12 @@ func (s *Server) boardAnswers(snap *snapshot) *boardAnswers {
 	}
 	a := &boardAnswers{version: snap.version, gen: l.gen}
 	l.last = a
-	published := snap.files[fileLeaderboardGrd]
-	if published == nil {
-		return a
-	}
-	var b leaderboard.Board
-	if err := json.Unmarshal(published.body, &b); err != nil || b.TestSet == "" {
-		s.log.Warn("the published leaderboard cannot be read: runs accepted since the snapshot are not listed", "version", snap.version, "error", err)
+	base := s.baseBoard(snap)
+	if base == nil {
 		return a
 	}
 	a.board = true
+	b := *base // AddRuns copies what it changes
 	if b.AddRuns(l.rows) == 0 {
 		return a // the snapshot lists every run: its files as they are
 	}
@@ -175,8 +193,12 @@ func (s *Server) storePageHosts(grid []leaderboard.GridRow) func(string) bool {
 // leaderboard of the snapshot being served, when there is one.
 func (s *Server) listing(rc *LeaderboardReceipt) {
 	rc.APIURL = s.link("/api/leaderboard")
-	at, ok := s.subs.live.acceptedAt(rc.ID)
-	if !ok || !s.boardAnswers(s.current()).board {
+	l := s.subs.live
+	l.mu.Lock()
+	at, ok := l.at[rc.ID]
+	board := s.baseBoard(s.current()) != nil
+	l.mu.Unlock()
+	if !ok || !board {
 		rc.Note = "Accepted and kept, but not listed yet: no leaderboard has been published. It is listed, as self-reported, when the first snapshot is."
 		return
 	}

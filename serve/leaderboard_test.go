@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -299,5 +300,70 @@ func TestLeaderboardNotListedWithoutBoard(t *testing.T) {
 	if code != 201 || json.Unmarshal([]byte(body), &rc) != nil || rc.Listed || rc.ListedAt != nil || rc.URL != nil ||
 		!strings.Contains(rc.Note, "not listed yet") {
 		t.Errorf("201 without a leaderboard: %d %s", code, body)
+	}
+}
+
+// TestLeaderboardListingConcurrent submits runs while others read the
+// board: every read is a whole board, and at the end each run is listed
+// once (run with -race).
+func TestLeaderboardListingConcurrent(t *testing.T) {
+	f := sharedReadFixture(t)
+	ts := f.newServer(t, Config{TrustProxy: true})
+	const runs = 8
+	done := make(chan string, runs)
+	for i := range runs {
+		go func() {
+			m := run(t, 10+i)
+			_, body := ts.postJSON(t, "/api/leaderboard/submit", fmt.Sprintf("198.51.100.%d", 40+i), mustJSON(t, m))
+			done <- body
+		}()
+	}
+	stop := make(chan struct{})
+	readers := make(chan error, 4)
+	for range 4 {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					readers <- nil
+					return
+				default:
+				}
+				for _, p := range []string{"/api/leaderboard", "/api/leaderboard?format=csv", "/leaderboard/"} {
+					req, _ := http.NewRequest(http.MethodGet, ts.ts.URL+p, nil)
+					resp, err := http.DefaultClient.Do(req)
+					if err != nil {
+						readers <- err
+						return
+					}
+					io.Copy(io.Discard, resp.Body)
+					resp.Body.Close()
+				}
+			}
+		}()
+	}
+	ids := map[string]bool{}
+	for range runs {
+		var rc LeaderboardReceipt
+		if body := <-done; json.Unmarshal([]byte(body), &rc) != nil || !rc.Listed {
+			t.Errorf("submit: %s", body)
+		}
+		ids[rc.ID] = true
+	}
+	close(stop)
+	for range 4 {
+		if err := <-readers; err != nil {
+			t.Error(err)
+		}
+	}
+	_, body := ts.get(t, "/api/leaderboard")
+	listed := unverifiedRuns(t, body)
+	if len(listed) != runs || len(ids) != runs {
+		t.Fatalf("%d runs listed, %d accepted, want %d", len(listed), len(ids), runs)
+	}
+	for i, r := range listed {
+		if !ids[r.ID] || (i > 0 && *r.Rank < *listed[i-1].Rank) {
+			t.Errorf("run %d: %s rank %d", i, r.ID, *r.Rank)
+		}
 	}
 }

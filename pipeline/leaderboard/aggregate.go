@@ -384,6 +384,7 @@ func (b *Board) AddRuns(rows []SubmissionRow) int {
 	}
 	if added > 0 {
 		b.Unverified.Runs = runs
+		b.Paths = slices.Clone(b.Paths) // rank sets their ranks: a copied board leaves the original alone
 		b.rank()
 	}
 	return added
