@@ -189,8 +189,9 @@ var LeaderboardResults = &Table{
 		opt("agent_version", String, "Agent version, when given."),
 		opt("agent_model", String, "Model the agent used, when given."),
 		req("path", String, "Agent path: browser, ucp, mcp, acp, api or other."),
-		req("verified", Bool, "True for the service's own measured runs; false for unverified outside submissions."),
-		req("evidence", String, "Evidence label: Measured (the service's own run) or Self-reported (an unverified outside submission)."),
+		req("verified", Bool, "True for the service's own measured runs; false for unverified outside submissions and for fixture data."),
+		req("evidence", String, "Evidence label: Measured (the service's own run), Fixture data (generated from the fixture world's known answers, "+
+			"measured by no one) or Self-reported (an unverified outside submission)."),
 		req("fixture_data", Bool, "True for runs shipped with the fixture world: generated from its known answers, not measured."),
 		req("outcome", String, "added_to_cart, checkout_reached, no_cart, blocked, error or not_attempted."),
 		req("cart_success", Bool, "The outcome is added_to_cart or checkout_reached. Not a completed order."),

@@ -54,7 +54,9 @@ var frozenPrefixes = []string{"data/svc-100/"}
 // Snapshot publishes a run's aggregate output (DIR/work/<run>/out) as one
 // version of the artifact tree. The version is the run's date; when that
 // date already holds a different snapshot, the first free date.N is used,
-// so a second run on one day never overwrites the first. Publishing the
+// so a second run on one day never overwrites the first. Its weekly
+// edition is then the one already published for that date, kept as it is
+// (publish.KeepPublishedEdition; Result.Notes says so). Publishing the
 // same run again is a no-op that returns the same version.
 func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error) {
 	ri, err := ReadRun(opts.DataDir, opts.RunID)
@@ -86,6 +88,16 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 			return nil, err
 		}
 	}
+	// A second run on one day has an edition of that date already
+	// published: it stays frozen, and the rest of the run is published.
+	var notes []string
+	weekly, note, err := publish.KeepPublishedEdition(ctx, st, weekly)
+	if err != nil {
+		return nil, fmt.Errorf("snapshot %s: %w", opts.RunID, err)
+	}
+	if note != "" {
+		notes = append(notes, note)
+	}
 	// The tables are read while they are written, a row group at a time
 	// (aggregate writes them in key order: datasets.WriteParquet), and
 	// store_answers once more before, for the directory: a snapshot holds
@@ -103,6 +115,7 @@ func Snapshot(ctx context.Context, opts SnapshotOptions) (*publish.Result, error
 		Files:         files,
 		Weekly:        weekly,
 		Changelog:     Changelog,
+		Notes:         notes,
 	}
 	for n := 0; n < 1000; n++ {
 		snap.Version = ri.Date

@@ -38,6 +38,10 @@ type Manifest struct {
 	// path. Their sha256 is the ETag the server sends.
 	API       []FileEntry      `json:"api"`
 	Changelog []ChangelogEntry `json:"changelog"`
+	// Notes say what a reader of this version should know that the files
+	// do not show: for example that the weekly edition of its date was
+	// published before and kept as it was (KeepPublishedEdition).
+	Notes []string `json:"notes,omitempty"`
 }
 
 // License says under which terms the data may be reused.

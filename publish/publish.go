@@ -132,6 +132,8 @@ type Snapshot struct {
 	// Weekly, when set, publishes the weekly figure of one post date.
 	Weekly    *Edition
 	Changelog []ChangelogEntry
+	// Notes are written into the manifest as they are (Manifest.Notes).
+	Notes []string
 }
 
 // TableSource is a table of a snapshot whose rows are read when Publish
@@ -189,6 +191,8 @@ type Result struct {
 	// Wrote lists the files outside the version folder whose bytes were
 	// written; files already holding the same bytes are left alone.
 	Wrote []string
+	// Notes are the manifest's notes (Snapshot.Notes), for the log.
+	Notes []string
 }
 
 // Publish writes snap into st; see the package documentation for the
@@ -293,7 +297,7 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 	}
 
 	// 4. Into place, unless this exact version is there already.
-	res := &Result{Manifest: m, Previous: prev}
+	res := &Result{Manifest: m, Previous: prev, Notes: m.Notes}
 	existing, err := readAll(ctx, st, "data/"+snap.Version+"/"+manifestFile)
 	switch {
 	case err == nil:
@@ -846,6 +850,7 @@ func (p *plan) writeManifest(vw VersionWriter, m *Manifest) ([]byte, error) {
 		m.Files = append(m.Files, e)
 	}
 	slices.SortFunc(m.Files, func(a, b FileEntry) int { return strings.Compare(a.Path, b.Path) })
+	m.Notes = slices.Clone(snap.Notes)
 
 	for _, f := range p.files {
 		m.API = append(m.API, FileEntry{

@@ -406,7 +406,7 @@ func argInt(a map[string]any, k string, def int) int {
 
 // savedJSON returns a precomputed answer as decoded JSON.
 func (s *Server) savedJSON(name string) (any, error) {
-	f := s.current().files[name]
+	f := s.file(name)
 	if f == nil {
 		return nil, fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
 	}

@@ -91,7 +91,7 @@ func (s *Server) page(w http.ResponseWriter, r *http.Request) error {
 
 // pageFile serves one published page, or the not-found page.
 func (s *Server) pageFile(w http.ResponseWriter, r *http.Request, name string) error {
-	f := s.current().files[name]
+	f := s.file(name)
 	if f == nil {
 		return s.notFoundPage(w, r)
 	}

@@ -103,6 +103,7 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 		fileLeaderboard:               `{"paths":[]}`,
 		fileLeaderboardGrd:            `{"stores":[]}`,
 		fileLeaderboardCSV:            "path,n\n",
+		fileLeaderboardGridCSV:        "id,host\n",
 		fileWeeklyLatest:              weekly,
 		dirWeekly + "2026-11-16.json": weekly,
 	})
@@ -174,6 +175,15 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 	}
 	if resp, _ := ts.get(t, "/api/leaderboard?format=csv"); !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") {
 		t.Errorf("leaderboard csv content type %q", resp.Header.Get("Content-Type"))
+	}
+	// stores=1 with format=csv is the 100-store grid as CSV (it was a 400
+	// whose message said the CSV already held the grid: issue 16.8).
+	for _, q := range []string{"stores=1&format=csv", "format=csv&stores=true"} {
+		resp, body := ts.get(t, "/api/leaderboard?"+q)
+		if resp.StatusCode != 200 || body != "id,host\n" || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/csv") ||
+			resp.Header.Get("ETag") != sha(body) || resp.Header.Get("Cache-Control") != "public, max-age=300" {
+			t.Errorf("%s: %d %q %v", q, resp.StatusCode, body, resp.Header)
+		}
 	}
 	if resp, body := ts.get(t, "/api/leaderboard?format=xml"); resp.StatusCode != 400 {
 		t.Errorf("format=xml: %d %s", resp.StatusCode, body)

@@ -21,7 +21,7 @@ const (
 // precomputed serves one precomputed file of the current snapshot, or 503
 // when no snapshot holds it yet.
 func (s *Server) precomputed(w http.ResponseWriter, r *http.Request, name, cacheControl string) error {
-	f := s.current().files[name]
+	f := s.file(name)
 	if f == nil {
 		return fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
 	}
@@ -44,28 +44,32 @@ func (s *Server) adoption(w http.ResponseWriter, r *http.Request) error {
 	return serveFile(w, r, f, cacheFiveMinutes)
 }
 
-// leaderboard serves the leaderboard JSON, its 100-store grid (stores=1) or
-// its CSV (format=csv).
+// leaderboard serves the leaderboard JSON, with its 100-store grid
+// (stores=1), or as CSV (format=csv): the board's rows, or with stores=1
+// the grid's 100 rows (one table per CSV file). Runs accepted since the
+// snapshot are listed (leaderboard.go).
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) error {
 	q := r.URL.Query()
-	name := fileLeaderboard
+	csv := false
 	switch q.Get("format") {
 	case "", "json":
 	case "csv":
-		name = fileLeaderboardCSV
+		csv = true
 	default:
 		return fail(ErrInvalid, "format must be csv (or left out for JSON)")
 	}
+	grid := false
 	switch q.Get("stores") {
 	case "", "0", "false":
 	case "1", "true":
-		if name == fileLeaderboardCSV {
-			return fail(ErrInvalid, "stores=1 is for the JSON answer; the CSV already lists every store and path")
-		}
-		name = fileLeaderboardGrd
+		grid = true
 	default:
 		return fail(ErrInvalid, "stores must be 1 to include the 100-store grid")
 	}
+	name := map[[2]bool]string{
+		{false, false}: fileLeaderboard, {true, false}: fileLeaderboardGrd,
+		{false, true}: fileLeaderboardCSV, {true, true}: fileLeaderboardGridCSV,
+	}[[2]bool{grid, csv}]
 	return s.precomputed(w, r, name, cacheFiveMinutes)
 }
 
@@ -102,7 +106,7 @@ func (s *Server) apiFile(w http.ResponseWriter, r *http.Request) (served bool, e
 		return false, nil
 	}
 	name = "api/" + name
-	f := s.current().files[name]
+	f := s.file(name)
 	if f == nil {
 		return false, nil
 	}

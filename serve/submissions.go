@@ -34,6 +34,7 @@ type submissions struct {
 	// to the append, so two copies of one run never both get a 201.
 	runMu sync.Mutex
 	runs  map[string]storedRun // leaderboard.Submission.Key -> the run
+	live  *liveRuns            // the accepted runs, listed on the board (leaderboard.go)
 
 	dirMu      sync.Mutex
 	dirVersion string              // snapshot version dirHosts was read from
@@ -47,7 +48,7 @@ type storedRun struct {
 }
 
 func newSubmissions() *submissions {
-	return &submissions{accepted: map[string]bool{}, runs: map[string]storedRun{}}
+	return &submissions{accepted: map[string]bool{}, runs: map[string]storedRun{}, live: newLiveRuns()}
 }
 
 // replay folds one state-log record into the accepted hosts and runs. The
@@ -78,6 +79,7 @@ func (c *submissions) replay(rec state.Record) {
 			c.runs[sr.Key] = storedRun{ID: sr.ID, Status: status}
 		}
 		c.runMu.Unlock()
+		c.live.replay(rec)
 	}
 }
 

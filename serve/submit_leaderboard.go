@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"svc/datasets/svc100"
 	"svc/pipeline/leaderboard"
@@ -17,10 +18,21 @@ const MCPToolSubmitRun = "submit_leaderboard_run"
 
 // LeaderboardReceipt is the answer to an accepted leaderboard submission:
 // 201 for a new run, 200 (Duplicate) for a copy of an earlier one, which
-// carries that run's id and status. It never holds the contact.
+// carries that run's id and status. It never holds the contact. It says
+// where the run is listed: at once, on the served leaderboard (spec 3).
 type LeaderboardReceipt struct {
 	leaderboard.Receipt
 	Duplicate bool `json:"duplicate,omitempty"`
+	// Listed is true when the run is on the public leaderboard now (as
+	// self-reported, unverified); false only before any leaderboard is
+	// published. ListedAt is when it was accepted and listed, URL its row
+	// on the leaderboard page; both null when not listed.
+	Listed   bool       `json:"listed"`
+	ListedAt *time.Time `json:"listed_at"`
+	URL      *string    `json:"url"`
+	// APIURL is the leaderboard's JSON (format=csv for CSV).
+	APIURL string `json:"api_url"`
+	Note   string `json:"note"`
 }
 
 // HTTPStatus is the status of the answer: 201 new, 200 duplicate.
@@ -77,18 +89,24 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 	if run, ok := c.runs[key]; ok {
 		r := sub.Receipt()
 		r.ID, r.Status = run.ID, run.Status
-		return &LeaderboardReceipt{Receipt: r, Duplicate: true}, nil
+		rc := &LeaderboardReceipt{Receipt: r, Duplicate: true}
+		s.listing(rc)
+		return rc, nil
 	}
 	if err := s.limits.take(caller, 1, quotaLeaderboard); err != nil {
 		return nil, err
 	}
 	rec := sub.Record()
-	if err := s.state.Append(leaderboard.SubmissionRecordType, s.now(), rec); err != nil {
+	at := s.now().UTC()
+	if err := s.state.Append(leaderboard.SubmissionRecordType, at, rec); err != nil {
 		s.log.Error("save leaderboard submission", "error", err)
 		return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
 	}
 	c.runs[key] = storedRun{ID: rec.ID, Status: rec.Status}
-	return &LeaderboardReceipt{Receipt: sub.Receipt()}, nil
+	c.live.add(leaderboard.NewSubmissionRow(leaderboard.Stored{ID: rec.ID, Key: key, Status: rec.Status, SubmittedAt: at, Submission: sub.Public()}, false))
+	rc := &LeaderboardReceipt{Receipt: sub.Receipt()}
+	s.listing(rc)
+	return rc, nil
 }
 
 func tooLargeRun() error {
@@ -151,7 +169,7 @@ func (s *Server) LeaderboardSubmitInfo() SubmitInfo {
 		},
 		Duplicates: duplicateRule,
 		Responses: map[string]string{
-			"201": "new run: ok, id, status (unverified), n, cart_successes",
+			"201": "new run: ok, id, status (unverified), n, cart_successes; listed (true: on the public leaderboard now, as self-reported), listed_at, url (its row on the leaderboard page), api_url, note",
 			"200": "duplicate of an earlier run: the same fields with that run's id, and duplicate: true",
 			"400": "invalid submission: error.problems lists each problem with its JSON path",
 			"413": fmt.Sprintf("body larger than %d KB", leaderboard.MaxBody>>10),

@@ -32,7 +32,10 @@ into place; data/latest moves only after that, and only when the publish
 gate passes: nothing published before may change or disappear, and versions
 only move forward. A published version never changes; publishing the same
 run again changes nothing. The version is the run's date, or date.N when a
-different snapshot already holds that date.`,
+different snapshot already holds that date. A weekly edition is frozen once
+published: a later run of the same day keeps the edition of that date as it
+is, publishes everything else, and says so (a note printed and written into
+the manifest).`,
 		Example: `  svc snapshot --run 2026-11-23
   svc snapshot --run 2026-11-23 --base-url https://svc.example`,
 		Args:        argsUsage(cobra.NoArgs),
@@ -69,6 +72,9 @@ func snapshotRun(ctx context.Context, o *snapshotOptions) error {
 		state = "already published (unchanged)"
 	}
 	fmt.Fprintf(o.out, "snapshot %s: version %s %s; %d tables; latest moved: %v\n", o.runID, m.Version, state, len(m.Tables), res.LatestMoved)
+	for _, n := range res.Notes {
+		fmt.Fprintf(o.out, "snapshot %s: note: %s\n", o.runID, n)
+	}
 	for _, t := range m.Tables {
 		fmt.Fprintf(o.out, "  %-22s %8d rows\n", t.Name, t.Rows)
 	}

@@ -114,6 +114,21 @@ func ByHost(host string) (Store, bool) {
 	return s.stores[i], true
 }
 
+// FixtureStandIn reports whether the embedded test set is the fixture
+// world's stand-in for SVC-100 v1: every host on the reserved .test
+// domain (RFC 2606), so synthetic stores, not real ones. Every leaderboard
+// answer over such a set must say so.
+func FixtureStandIn() bool { return standIn(mustLoad().stores) }
+
+func standIn(stores []Store) bool {
+	for _, st := range stores {
+		if !strings.HasSuffix(st.Host, ".test") {
+			return false
+		}
+	}
+	return len(stores) > 0
+}
+
 func mustLoad() *set {
 	s, err := loaded()
 	if err != nil {

@@ -133,3 +133,22 @@ func TestSchemaIsJSON(t *testing.T) {
 		t.Errorf("test_set const = %v, want %s", c, TestSet)
 	}
 }
+
+// TestFixtureStandIn: the committed set, made from the fixture world, is
+// the stand-in; one real host makes a set real.
+func TestFixtureStandIn(t *testing.T) {
+	if !FixtureStandIn() {
+		t.Error("the committed fixture-world set is not reported as the stand-in")
+	}
+	stores := Stores()
+	if !standIn(stores) {
+		t.Error("standIn(Stores()) = false")
+	}
+	stores[41].Host = "shop.example.com"
+	if standIn(stores) {
+		t.Error("a set with a real host is reported as the fixture stand-in")
+	}
+	if standIn(nil) {
+		t.Error("an empty set is reported as the fixture stand-in")
+	}
+}

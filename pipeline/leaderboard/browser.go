@@ -64,12 +64,13 @@ func ImportBrowserRuns(runDir string, opts ImportOptions) error {
 			errs = append(errs, fmt.Errorf("browser run %s: agent %q (path %s) is not one of the service's browser shoppers", name, sub.Agent.Name, sub.Agent.Path))
 			return
 		}
-		method := BrowserMethod
+		method, by := BrowserMethod, MeasuredBy
 		if fixture {
-			method = "fixture data: generated from the fixture world's known answers; not a browser session"
+			// Generated, not measured: no one measured it.
+			method, by = "fixture data: generated from the fixture world's known answers; not a browser session, not measured", ""
 		}
 		c := cand{
-			run: &AgentRun{RunID: id, PathID: p.ID, MeasuredBy: MeasuredBy, FixtureData: fixture,
+			run: &AgentRun{RunID: id, PathID: p.ID, MeasuredBy: by, FixtureData: fixture,
 				Method: method, Source: name, Submission: sub.Public()},
 			order: [3]string{timeKey(sub.Run.FinishedAt), timeKey(sub.Run.StartedAt), id},
 		}

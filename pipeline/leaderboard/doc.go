@@ -23,6 +23,11 @@
 //   - The board (Aggregate): the leaderboard_results table, the JSON of GET
 //     /api/leaderboard (with and without the 100-row per-store grid), its
 //     CSV, and the SVC-100 v1 files, all written into the run folder's out/.
+//     Paths and outside runs carry a standard competition rank; fixture
+//     runs are labelled fixture data, never measured or verified; a test
+//     set of .test stores is labelled the fixture stand-in. The server
+//     lists runs accepted since the snapshot with Board.AddRuns and
+//     Board.Files.
 //
 // Everything the board is built from sits in the run folder
 // (DIR/work/<run>/agent_runs/) or in the state log up to the run's start,

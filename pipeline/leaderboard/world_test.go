@@ -240,11 +240,17 @@ func TestWorldLeaderboard(t *testing.T) {
 		if diff := cmp.Diff(wantStats, got); diff != "" {
 			t.Errorf("%s figures (-truth +board):\n%s", p.ID, diff)
 		}
-		if p.Status != "measured" || !p.Verified || p.Evidence != EvidenceMeasured || p.MeasuredBy != MeasuredBy {
-			t.Errorf("%s labels: %+v", p.ID, p)
-		}
 		if browser := info.Path == "browser"; p.FixtureData != browser {
 			t.Errorf("%s fixtureData = %v, want %v", p.ID, p.FixtureData, browser)
+		}
+		// The fixture world's browser runs are generated, not measured
+		// (issue 16.8): never labelled Measured or verified.
+		if p.FixtureData {
+			if p.Status != StatusFixture || p.Verified || p.Evidence != EvidenceFixture || p.MeasuredBy != nil {
+				t.Errorf("%s fixture labels: %+v", p.ID, p)
+			}
+		} else if p.Status != "measured" || !p.Verified || p.Evidence != EvidenceMeasured || p.MeasuredBy == nil || *p.MeasuredBy != MeasuredBy {
+			t.Errorf("%s labels: %+v", p.ID, p)
 		}
 		// Per store, the grid and the run agree with truth.
 		for i, st := range stores {
@@ -368,8 +374,9 @@ func TestWorldLeaderboard(t *testing.T) {
 				t.Fatalf("row %d holds a private contact", i)
 			}
 		}
-		verified := row[col("verified")].(bool)
-		if (row[col("evidence")] == EvidenceMeasured) != verified || (row[col("submitted_at")] == nil) != verified {
+		verified, fixture, evidence := row[col("verified")].(bool), row[col("fixture_data")].(bool), row[col("evidence")]
+		if (evidence == EvidenceMeasured) != verified || (row[col("submitted_at")] != nil) != (evidence == EvidenceSelfReported) ||
+			(evidence == EvidenceFixture) != fixture || (fixture && verified) {
 			t.Fatalf("row %d labels: %v", i, row)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"html"
+	"io"
 	"strings"
 
 	"svc/pipeline/leaderboard"
@@ -27,26 +28,43 @@ func (b *builder) leaderboard(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	body, err := b.render("leaderboard", leaderboardPage(board, func(host string) bool { return b.pages[host] }))
+	if err != nil {
+		return err
+	}
+	b.add(LeaderboardFile, body, false)
+	return nil
+}
+
+// RenderLeaderboard renders the leaderboard page of board exactly as a
+// snapshot publishes it (LeaderboardFile); hasPage says which hosts have a
+// store page to link to. The server renders it when it lists outside
+// runs accepted since the snapshot.
+func RenderLeaderboard(w io.Writer, site *Site, board *leaderboard.Board, hasPage func(host string) bool) error {
+	p := leaderboardPage(board, hasPage)
+	p.Site = site
+	return renderPage(w, "leaderboard", p)
+}
+
+func leaderboardPage(board *leaderboard.Board, hasPage func(host string) bool) *Page {
 	d := &leaderboardData{Board: board}
 	if board != nil {
 		d.Paths = board.Paths
 		d.Chart = leaderboardSVG(board.Paths)
 		for _, g := range board.Stores {
-			r := gridRow{GridRow: g, HasPage: b.pages[g.Host]}
+			r := gridRow{GridRow: g, HasPage: hasPage(g.Host)}
 			for _, p := range board.Paths {
 				r.Cells = append(r.Cells, g.Outcomes[p.ID])
 			}
 			d.Grid = append(d.Grid, r)
 		}
 	}
-	body, err := b.render("leaderboard", &Page{Title: "Agent leaderboard", Section: "leaderboard",
-		Description: "Cart success of AI agent paths over the fixed SVC-100 v1 test set, with Wilson 95% intervals. Stopped before payment.",
-		Data:        d})
-	if err != nil {
-		return err
+	desc := "Cart success of AI agent paths over the fixed SVC-100 v1 test set, with Wilson 95% intervals. Stopped before payment."
+	if board != nil && board.FixtureStandIn {
+		desc = "Cart success of AI agent paths over the fixture world's stand-in for the SVC-100 v1 test set (synthetic stores, not real ones), " +
+			"with Wilson 95% intervals. Stopped before payment."
 	}
-	b.add(LeaderboardFile, body, false)
-	return nil
+	return &Page{Title: "Agent leaderboard", Section: "leaderboard", Description: desc, Data: d}
 }
 
 // Chart geometry, in SVG user units: the chart scales with its container.
@@ -75,7 +93,7 @@ func leaderboardSVG(paths []leaderboard.PathRow) string {
 			desc = append(desc, p.Label+": not run")
 			continue
 		}
-		desc = append(desc, fmt.Sprintf("%s: %s (interval %s to %s, n %d)", p.Label, rate(*p.Rate), rate(p.Wilson95.Low), rate(p.Wilson95.High), p.N))
+		desc = append(desc, fmt.Sprintf("%s: %s (interval %s to %s, n %d)", chartLabel(p), rate(*p.Rate), rate(p.Wilson95.Low), rate(p.Wilson95.High), p.N))
 	}
 	fmt.Fprintf(&b, `<desc id="lb-desc">%s.</desc>`, html.EscapeString(strings.Join(desc, "; ")))
 	// Grid lines and axis labels every 25%.
@@ -94,11 +112,7 @@ func leaderboardSVG(paths []leaderboard.PathRow) string {
 	}
 	for i, p := range paths {
 		y := lbTop + i*lbRow
-		label := p.Label
-		if !p.Verified {
-			label += " (unverified)"
-		}
-		fmt.Fprintf(&b, `<text class="label" x="%d" y="%d">%s</text>`, lbLeft, y+20, html.EscapeString(label))
+		fmt.Fprintf(&b, `<text class="label" x="%d" y="%d">%s</text>`, lbLeft, y+20, html.EscapeString(chartLabel(p)))
 		barY := y + 28
 		if p.Rate == nil || p.Wilson95 == nil {
 			fmt.Fprintf(&b, `<text class="value" x="%d" y="%d" text-anchor="end">not run</text>`, lbRight, y+20)
@@ -116,4 +130,15 @@ func leaderboardSVG(paths []leaderboard.PathRow) string {
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// chartLabel is a path's label in the chart, with what its figure is not.
+func chartLabel(p leaderboard.PathRow) string {
+	switch {
+	case p.FixtureData:
+		return p.Label + " (fixture data, not measured)"
+	case !p.Verified:
+		return p.Label + " (unverified)"
+	}
+	return p.Label
 }

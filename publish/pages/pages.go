@@ -228,6 +228,10 @@ func newSite(baseURL, version string) (*Site, error) {
 // Link is the address of a site path ("/directory/") under the root.
 func (s *Site) Link(p string) string { return s.Root + p }
 
+// LeaderboardURL is the address of an outside run's row on the
+// leaderboard page (the anchor is the run id).
+func LeaderboardURL(runID string) string { return "/leaderboard/#" + url.PathEscape(runID) }
+
 // StoreURL is the address of a store's page (spec: svcUrl, resultUrl).
 func StoreURL(host string) string { return "/stores/" + url.PathEscape(host) + "/" }
 

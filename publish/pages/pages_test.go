@@ -638,6 +638,70 @@ func TestLeaderboardChart(t *testing.T) {
 	}
 }
 
+// TestLeaderboardLabels is issue 16.8 on the page: over the fixture
+// world's stand-in test set the page says so and never "real stores";
+// fixture runs read as fixture data, not measured; ranks are shown; an
+// outside run has an anchor (the 201's url) and says when it was listed
+// since the snapshot. RenderLeaderboard, the server's renderer, gives the
+// published page byte for byte.
+func TestLeaderboardLabels(t *testing.T) {
+	in := testInput(t)
+	var board leaderboard.Board
+	if err := json.Unmarshal(in.Files[0].Data, &board); err != nil {
+		t.Fatal(err)
+	}
+	one, two := 1, 2
+	board.Paths[0].Rank = &one
+	board.Unverified.Runs[0].Rank = &one
+	standIn := board
+	standIn.FixtureStandIn, standIn.TestSetNote = true, "Fixture stand-in: synthetic stores."
+	standIn.Paths = append([]leaderboard.PathRow{}, board.Paths...)
+	fixture := standIn.Paths[0]
+	fixture.ID, fixture.Label, fixture.Status, fixture.Verified, fixture.Evidence, fixture.FixtureData, fixture.MeasuredBy, fixture.Rank =
+		"browser-b", "Browser shopper B", "fixture", false, "Fixture data", true, nil, &two
+	standIn.Paths = append(standIn.Paths, fixture)
+	standIn.Unverified.Runs = []leaderboard.SubmissionRow{board.Unverified.Runs[0]}
+	standIn.Unverified.Runs[0].InDataset = false
+
+	for _, tc := range []struct {
+		name      string
+		board     leaderboard.Board
+		want, not []string
+	}{
+		{"real", board, []string{"(100 real stores)", `<tr id="sub-1"><td>1</td>`, "listed since the snapshot"},
+			[]string{"Fixture stand-in", "fixture data"}},
+		{"stand-in", standIn, []string{"Fixture stand-in: synthetic stores.", "100 synthetic stores, not real ones",
+			"Browser shopper B (fixture data, not measured): 50.0%", "<td>Fixture data <span class=\"tag\">not measured</span></td>",
+			"<td>2</td><th scope=\"row\">Browser shopper B", `<tr id="sub-1">`, "listed since the snapshot"},
+			[]string{"real stores", "Measured by", "fixture data</span>"}},
+	} {
+		b, err := json.Marshal(tc.board)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in.Files[0].Data = b
+		page := string(build(t, in)["leaderboard/index.html"])
+		for _, w := range tc.want {
+			if !strings.Contains(page, w) {
+				t.Errorf("%s: the page lacks %q", tc.name, w)
+			}
+		}
+		for _, w := range tc.not {
+			if strings.Contains(page, w) {
+				t.Errorf("%s: the page holds %q", tc.name, w)
+			}
+		}
+		site, _ := NewSite("", in.Version)
+		var buf bytes.Buffer
+		if err := RenderLeaderboard(&buf, site, &tc.board, func(h string) bool { return h == "buyhere.test" }); err != nil {
+			t.Fatal(err)
+		}
+		if buf.String() != page {
+			t.Errorf("%s: RenderLeaderboard differs from the published page", tc.name)
+		}
+	}
+}
+
 // TestRenderForServer renders the pages the server makes: a store's live
 // check, the unknown host and the validator with an error, under a base
 // path.
