@@ -385,7 +385,7 @@ func (e *Engine) ucpProfile(ctx context.Context, origin string, res *Result) {
 	}
 	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid {
 		p.DeclaredVersion = rep.DeclaredVersion
-		p.Valid = ptr(rep.Valid)
+		p.Valid = ptr(rep.IsValid())
 		p.Errors, p.Warnings = rep.Counts.Errors, rep.Counts.Warnings
 		p.ErrorRules = ruleIDs(rep.Errors)
 		p.WarningRules = ruleIDs(rep.Warnings)
