@@ -350,14 +350,8 @@ func blockers(r *storeRow) []Blocker {
 		}
 		add("unreachable", msg+".")
 	}
-	var disallowed []string
-	for _, a := range userAgents {
-		if r.text(robotsField(a)) == "disallowed" {
-			disallowed = append(disallowed, a)
-		}
-	}
-	if len(disallowed) > 0 {
-		add("robots_disallows_agents", "robots.txt disallows "+strings.Join(disallowed, ", ")+" at /.")
+	if msg := robotsBlocker(r.text(fRobotsStatus), func(a string) string { return r.text(robotsField(a)) }); msg != "" {
+		add("robots_disallows_agents", msg)
 	}
 	if r.isTrue(fThrottled) {
 		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")
@@ -366,6 +360,29 @@ func blockers(r *storeRow) []Blocker {
 		add("no_catalog", "No catalog answered over plain HTTP, so an agent cannot find products without a browser.")
 	}
 	return out
+}
+
+// robotsBlocker says how robots.txt stops the user-initiated agents, or
+// "" when it does not or was not read. Verdicts count only when a
+// robots.txt answered: a file that got no answer at all (robots status
+// unreachable, or not_checked) disallows nothing, it is unmeasured.
+func robotsBlocker(status string, verdict func(agent string) string) string {
+	var disallowed []string
+	for _, a := range userAgents {
+		if verdict(a) == "disallowed" {
+			disallowed = append(disallowed, a)
+		}
+	}
+	switch {
+	case len(disallowed) == 0:
+		return ""
+	case status == "ok":
+		return "robots.txt disallows " + strings.Join(disallowed, ", ") + " at /."
+	case status == "error":
+		return "robots.txt answered a server error, which RFC 9309 tells agents to read as disallowing everything: " +
+			strings.Join(disallowed, ", ") + " may not load /."
+	}
+	return ""
 }
 
 func (s *Server) reportOutcome(host string) *ReportOutcome {

@@ -278,8 +278,16 @@ func (s *Store) Blockers() []Blocker {
 			disallowed = append(disallowed, a)
 		}
 	}
-	if len(disallowed) > 0 {
+	// Verdicts count only when a robots.txt answered (status ok, or error
+	// for a 5xx, which RFC 9309 reads as complete disallow); one that got
+	// no answer at all is unmeasured and stops no one.
+	switch {
+	case len(disallowed) == 0:
+	case derefStr(s.RobotsStatus) == "ok":
 		add("robots_disallows_agents", "robots.txt disallows "+strings.Join(disallowed, ", ")+" at /.")
+	case derefStr(s.RobotsStatus) == "error":
+		add("robots_disallows_agents", "robots.txt answered a server error, which RFC 9309 tells agents to read as disallowing everything: "+
+			strings.Join(disallowed, ", ")+" may not load /.")
 	}
 	if isTrue(s.CatalogThrottled) {
 		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")
