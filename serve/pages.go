@@ -215,13 +215,15 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		return s.unknownStore(w, pages.UnknownStore{Host: host, OptedOut: true})
 	}
 	live := s.liveRow(host, dir)
-	if live == nil || (dir != nil && !newer(live, dir)) {
-		if dir == nil {
-			return s.unknownStore(w, pages.UnknownStore{Host: host})
-		}
-		return s.savedStorePage(w, r, rl, host, dir)
+	if dir != nil {
+		// The snapshot's page; a newer live check shows beside its answer.
+		return s.savedStorePage(w, r, rl, host, dir, live)
 	}
-	st := pageStore(s.storeCard(rl, host, dir, live), dir != nil)
+	if live == nil {
+		return s.unknownStore(w, pages.UnknownStore{Host: host})
+	}
+	// A host the snapshot does not have: the page of its live check.
+	st := pageStore(s.storeCard(rl, host, nil, live), false)
 	st.Live = true
 	if res, ok := s.cache.latest(host); ok && st.CheckedAt != nil && res.CheckedAt.Equal(*st.CheckedAt) {
 		st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
@@ -236,8 +238,8 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 // rendered here from the saved card and the documents beside it, and
 // answered like a published page: cached, with the sha256 of the body as
 // its ETag, so If-None-Match gives 304 until the next snapshot.
-func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir *storeRow) error {
-	st := pageStore(s.storeCard(rl, host, dir, nil), true)
+func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir, live *storeRow) error {
+	st := pageStore(s.storeCard(rl, host, dir, live), true)
 	if err := rl.storeDocuments(dir, st); err != nil {
 		return fmt.Errorf("store page %s: %w", host, err)
 	}
@@ -336,6 +338,17 @@ func pageStore(c *StoreCard, inDirectory bool) *pages.Store {
 		st.PolicyReturns, st.PolicyShipping = ch.Policies.Returns, ch.Policies.Shipping
 		st.PolicyPrivacy, st.PolicyTerms = ch.Policies.Privacy, ch.Policies.Terms
 		st.FixCode, st.Fix = ch.Fix.Code, ch.Fix.Text
+	}
+	if lc := c.LiveCheck; lc != nil && lc.Checks != nil {
+		ch := lc.Checks
+		st.LiveCheck = &pages.LiveCheck{CheckedAt: lc.CheckedAt,
+			Reachable: ch.Reachability.Reachable, Blocked: ch.BlockStatus.Blocked,
+			CatalogAnswered: ch.CatalogAnswered, ProductFound: ch.ProductFound, CartLink: ch.CartLink,
+			UCPStatus: ch.UCPProfile.Status, WebMCP: ch.WebMCP, StorefrontMCP: ch.StorefrontMCP.Detected,
+			FixCode: ch.Fix.Code, Fix: ch.Fix.Text}
+		if lc.Robots != nil {
+			st.LiveCheck.RobotsStatus = lc.Robots.Status
+		}
 	}
 	if c.Robots != nil {
 		st.RobotsStatus, st.Robots = c.Robots.Status, c.Robots.Agents

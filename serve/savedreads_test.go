@@ -71,7 +71,7 @@ func TestStoreCard(t *testing.T) {
 			"robots", "brandClaim", "links", "checkedAt", "stale", "agents_can_buy", "buy", "snapshot", "license", "note")
 		e := st.Expect
 		if !c.Known || !c.InDirectory || c.Host != st.Host || *c.Name != st.Name || *c.Category != st.Category ||
-			c.Snapshot != f.version || c.BrandClaim != nil || c.Links.Badge != nil || c.Links.Claim != nil {
+			c.Snapshot != f.version || c.BrandClaim != nil || c.LiveCheck != nil || c.Links.Badge != nil || c.Links.Claim != nil {
 			t.Errorf("%s: identity %s", st.Host, body)
 		}
 		if diff := cmp.Diff(e.Platform, c.Platform); diff != "" {

@@ -72,8 +72,33 @@ type Store struct {
 	PolicyReturns, PolicyShipping    *bool
 	PolicyPrivacy, PolicyTerms       *bool
 	FixCode, Fix                     *string
+	// LiveCheck is a live check newer than the snapshot, shown beside the
+	// snapshot's answer, which it does not change; nil when there is none.
+	LiveCheck *LiveCheck
 
 	rails []Rail // Rails, once read
+}
+
+// LiveCheck is what a live plain-HTTP check (GET /api/agent-checkout)
+// made after the snapshot measured, and when. It is the store card's
+// liveCheck; a nil field is unmeasured.
+type LiveCheck struct {
+	CheckedAt                  time.Time
+	Reachable, Blocked         *bool
+	CatalogAnswered            *bool
+	ProductFound, CartLink     *bool
+	UCPStatus                  *string
+	WebMCP, StorefrontMCP      *bool
+	RobotsStatus, FixCode, Fix *string
+}
+
+// UCPWords is the live check's UCP profile status in words.
+func (l *LiveCheck) UCPWords() Tri {
+	st := derefStr(l.UCPStatus)
+	if st == "" || st == "not_checked" {
+		st = "not_measured"
+	}
+	return railWords(st)
 }
 
 // unknownSources are the sources the directory does not vouch for: their
