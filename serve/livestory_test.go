@@ -95,7 +95,7 @@ var liveSection = regexp.MustCompile(`(?s)\n<section aria-labelledby="live-check
 // TestLiveCheckKeepsSavedFigures is issue 16, item 1: one live check of a
 // store the snapshot has must not blank its saved figures. Every read of
 // the store (store card over REST and MCP, Index answer, precheck, agent
-// facts, product data, the store page) is taken before and
+// facts, product data, the store page and its badge) is taken before and
 // after a live check and compared field by field: only the documented
 // newer-evidence fields may change (the card's liveCheck, the Index
 // answer's extra receipts, precheck's lastReachableCheck, the page's
@@ -150,6 +150,7 @@ func TestLiveCheckKeepsSavedFigures(t *testing.T) {
 		before[name] = read()
 	}
 	_, pageBefore := ts.get(t, "/stores/"+host+"/")
+	_, badgeBefore := ts.get(t, "/stores/"+host+"/badge.svg")
 
 	resp, body := ts.get(t, "/api/agent-checkout?url=https://"+host+"/")
 	if resp.StatusCode != 200 {
@@ -220,5 +221,8 @@ func TestLiveCheckKeepsSavedFigures(t *testing.T) {
 	}
 	if stripped := strings.Replace(pageAfter, sec, "", 1); stripped != pageBefore {
 		t.Errorf("the page changed beyond its live-check section:\nbefore:\n%s\nafter:\n%s", pageBefore, stripped)
+	}
+	if _, badgeAfter := ts.get(t, "/stores/"+host+"/badge.svg"); badgeAfter != badgeBefore || !strings.HasPrefix(badgeBefore, "<svg") {
+		t.Errorf("the badge changed after a live check:\n%s\n%s", badgeBefore, badgeAfter)
 	}
 }

@@ -158,10 +158,16 @@ func (s *Server) favicon(w http.ResponseWriter, r *http.Request) error {
 var chartRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.svg$`)
 
 // weeklyFile serves a frozen weekly edition, or its chart (.svg) published
-// beside it.
+// beside it, or another file published there (the folder's
+// ATTRIBUTION.txt, which the manifest lists).
 func (s *Server) weeklyFile(w http.ResponseWriter, r *http.Request) error {
 	ed := r.PathValue("edition")
 	if !chartRE.MatchString(ed) {
+		if !editionRE.MatchString(ed) {
+			if served, err := s.apiFile(w, r); served {
+				return err
+			}
+		}
 		return s.weeklyEdition(w, r)
 	}
 	f := s.current().files[dirWeekly+ed]
@@ -181,7 +187,8 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	raw, tail, slash := strings.Cut(rest, "/")
-	if tail != "" {
+	badge := tail == pages.BadgeFile
+	if tail != "" && !badge {
 		return s.notFoundPage(w, r)
 	}
 	if !slash && !strings.HasSuffix(raw, ".html") && s.current().files[pages.StoresDir+"/"+raw] != nil {
@@ -194,6 +201,9 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		raw, slash = file, true
 	}
 	host := strings.TrimSuffix(strings.ToLower(raw), ".")
+	if badge {
+		return s.storeBadge(w, r, host)
+	}
 	if !pages.ValidHost(host) {
 		return s.unknownStore(w, pages.UnknownStore{})
 	}
@@ -253,6 +263,32 @@ func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *read
 	}
 	setPageHeaders(w.Header())
 	return serveFile(w, r, newFile("store.html", buf.Bytes()), cachePage)
+}
+
+// storeBadge serves /stores/<host>/badge.svg: the verdict of the store
+// card, as an SVG, cached like a page with the sha256 of its bytes as
+// ETag (304 on If-None-Match). A host with no store page has no badge.
+func (s *Server) storeBadge(w http.ResponseWriter, r *http.Request, host string) error {
+	noBadge := fail(ErrNotFound, "no badge: svc has no saved check of %s; a live check (GET /api/agent-checkout?url=...) makes one", host)
+	if !pages.ValidHost(host) {
+		return fail(ErrNotFound, "no badge: not a store host")
+	}
+	rl, err := s.readView()
+	if err != nil {
+		return err
+	}
+	defer rl.release()
+	dir, err := rl.lookup(host)
+	if err != nil {
+		return fmt.Errorf("badge %s: %w", host, err)
+	}
+	c := s.storeCard(rl, host, dir, s.liveRow(host, dir))
+	if c.CheckSource == nil { // no saved check, or opted out
+		return noBadge
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	return serveFile(w, r, newFile(pages.BadgeFile, pages.Badge(host, c.Verdict, c.CheckedAt)), cachePage)
 }
 
 // storeDocuments adds to a store page what only the saved documents hold:

@@ -71,7 +71,9 @@ func TestStoreCard(t *testing.T) {
 			"robots", "brandClaim", "links", "checkedAt", "stale", "agents_can_buy", "buy", "snapshot", "license", "note")
 		e := st.Expect
 		if !c.Known || !c.InDirectory || c.Host != st.Host || *c.Name != st.Name || *c.Category != st.Category ||
-			c.Snapshot != f.version || c.BrandClaim != nil || c.LiveCheck != nil || c.Links.Badge != nil || c.Links.Claim != nil {
+			c.Snapshot != f.version || c.BrandClaim != nil || c.LiveCheck != nil ||
+			c.Links.Badge == nil || *c.Links.Badge != "/stores/"+st.Host+"/badge.svg" ||
+			c.Links.Claim == nil || *c.Links.Claim != "/stores/"+st.Host+"/#claim" {
 			t.Errorf("%s: identity %s", st.Host, body)
 		}
 		if diff := cmp.Diff(e.Platform, c.Platform); diff != "" {
@@ -123,7 +125,8 @@ func TestStoreCard(t *testing.T) {
 	// A host with no saved row: 200, known false, a link that runs a check.
 	var c StoreCard
 	resp, body := ts.getJSON(t, "/api/store?host=nowhere.test", &c)
-	if resp.StatusCode != 200 || c.Known || c.InDirectory || c.Checks != nil || c.Links.LiveCheck != "/api/agent-checkout?url=nowhere.test" || !c.Stale {
+	if resp.StatusCode != 200 || c.Known || c.InDirectory || c.Checks != nil || c.Links.LiveCheck != "/api/agent-checkout?url=nowhere.test" || !c.Stale ||
+		c.Links.Badge != nil || c.Links.Claim != nil {
 		t.Errorf("unknown host: %d %s", resp.StatusCode, body)
 	}
 	opted := f.store(t, "opted out", func(s *fixtures.Store) bool { return s.Source == fixtures.SourceOptedOut })

@@ -11,6 +11,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
+	"svc/publish/pages"
 )
 
 // The store hub (GET /api/store, spec 2.15): the saved public card of one
@@ -188,8 +189,8 @@ type CardRobots struct {
 	Agents map[string]*string `json:"agents"`
 }
 
-// CardLinks are where to go next. Badge and claim have no service yet:
-// null.
+// CardLinks are where to go next. Badge and claim are null for a host
+// with no store page.
 type CardLinks struct {
 	SvcURL      string  `json:"svcUrl"`
 	Homepage    string  `json:"homepage"`
@@ -200,8 +201,12 @@ type CardLinks struct {
 	Precheck    string  `json:"precheck"`
 	LiveCheck   string  `json:"liveCheck"`
 	Dataset     string  `json:"dataset"`
-	Badge       *string `json:"badge"`
-	Claim       *string `json:"claim"`
+	// Badge is an SVG of the store's verdict (/stores/<host>/badge.svg).
+	Badge *string `json:"badge"`
+	// Claim is the brand-statement section of the store page
+	// (/stores/<host>/#claim): the statement recorded, and how a brand's
+	// statement is taken.
+	Claim *string `json:"claim"`
 }
 
 // parseHost checks a host (or URL) parameter and returns the host name.
@@ -291,6 +296,10 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 	c.Robots = cardRobots(row)
 	c.Links.UCPProfile = row.str(fUCPProfileURL)
 	c.Links.ProductPage = row.str(fProductURL)
+	if pages.ValidHost(host) { // the store has a page
+		badge, claim := s.link(pages.StoreURL(host)+"badge.svg"), s.link(pages.StoreURL(host)+"#claim")
+		c.Links.Badge, c.Links.Claim = &badge, &claim
+	}
 	c.Note = "Saved public data, " + source + " check. A missing (null) field was not measured. " +
 		"Validation is not certification; a returned checkout link means checkout was reachable, not that a purchase happened. " +
 		"No brand claim is recorded (brandClaim null); brand claims never change scores."

@@ -654,7 +654,8 @@ func TestRenderForServer(t *testing.T) {
 	if !strings.Contains(buf.String(), "this page shows its live check") || !strings.Contains(buf.String(), `href="/x/directory/"`) {
 		t.Error("the live page does not say it is a live check, or ignores the base path")
 	}
-	// A snapshot's page with a newer live check beside it.
+	// A snapshot's page with a newer live check beside it, the brand's
+	// section and the badge.
 	buf.Reset()
 	verdict, no := "agents_can_buy", false
 	at := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
@@ -663,7 +664,8 @@ func TestRenderForServer(t *testing.T) {
 		t.Fatal(err)
 	}
 	page := buf.String()
-	for _, want := range []string{`id="live-check"`, `datetime="2026-11-20T09:30:00Z"`, "Not returned", "this page shows its live check"} {
+	for _, want := range []string{`id="live-check"`, `datetime="2026-11-20T09:30:00Z"`, "Not returned", `id="claim"`,
+		`src="/x/stores/shop.test/badge.svg"`, "no way to submit a statement yet", "this page shows its live check"} {
 		if want == "this page shows its live check" {
 			if strings.Contains(page, want) {
 				t.Error("a snapshot's page says it is a live check's")

@@ -101,6 +101,9 @@ func (l *LiveCheck) UCPWords() Tri {
 	return railWords(st)
 }
 
+// BadgePath is the address of the store's badge.
+func (s *Store) BadgePath() string { return StoreURL(s.Host) + BadgeFile }
+
 // unknownSources are the sources the directory does not vouch for: their
 // stores are answered with known false (spec 2.2) and are not listed.
 var unknownSources = map[string]bool{
