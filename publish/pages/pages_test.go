@@ -460,6 +460,9 @@ func linkResolves(files map[string][]byte, link string) bool {
 	p, _, _ := strings.Cut(link, "?")
 	p, _, _ = strings.Cut(p, "#")
 	switch {
+	case strings.HasPrefix(p, "/stores/") && strings.HasSuffix(p, "/"+BadgeFile):
+		// The badge of a store that has a page: drawn by the server.
+		return files[strings.TrimPrefix(strings.TrimSuffix(p, BadgeFile), "/")] != nil
 	case strings.HasPrefix(p, "/stores/"):
 		return files[strings.TrimPrefix(p, "/")] != nil // rendered by the server
 	case strings.HasSuffix(p, "/"):
