@@ -266,8 +266,15 @@ func TestPrecheckLiveCheckIsNewerEvidence(t *testing.T) {
 		stateRec{RecordCheck, now, live("outside.test", now, true)},
 	)
 	ts := f.newServer(t, Config{DataDir: dir})
+	var card StoreCard
+	ts.getJSON(t, "/api/store?host="+cartStore.Host, &card)
+	if card.Verdict == nil || card.CheckedAt == nil || card.CheckedAt.Equal(now) {
+		t.Fatalf("store card: %+v", card)
+	}
+	// The verdict stays the snapshot's (agents_can_buy with the UCP
+	// schema; without it no profile is valid, and the verdict says so).
 	if ans, body := precheckOf(t, ts, cartStore.Host); ans.Source != "directory" || !isTrue(ans.ReachableCheckout) ||
-		ans.LastChecked == nil || ans.LastChecked.Equal(now) || !ans.Known || ans.Verdict == nil || *ans.Verdict != "agents_can_buy" ||
+		ans.LastChecked == nil || !ans.LastChecked.Equal(*card.CheckedAt) || !ans.Known || ans.Verdict == nil || *ans.Verdict != *card.Verdict ||
 		ans.LastReachableCheck == nil || !ans.LastReachableCheck.CheckedAt.Equal(now) || ans.LastReachableCheck.Proves != proveLiveReachable {
 		t.Errorf("newer live check: %s", body)
 	}
@@ -280,7 +287,6 @@ func TestPrecheckLiveCheckIsNewerEvidence(t *testing.T) {
 	}
 	// The store card keeps the snapshot's answer and shows the newer
 	// live check beside it, with its own time.
-	var card StoreCard
 	if _, body := ts.getJSON(t, "/api/store?host="+cartStore.Host, &card); card.CheckSource == nil || *card.CheckSource != "directory" ||
 		card.Score == nil || card.Name == nil || *card.Name != cartStore.Name || card.Checks == nil || !isTrue(card.Checks.CartLink) ||
 		card.LiveCheck == nil || !card.LiveCheck.CheckedAt.Equal(now) || !isFalse(card.LiveCheck.Checks.CartLink) {
