@@ -51,7 +51,7 @@ var Checks = &Table{
 		opt("ucp_warning_rules", JSON, "Ids of the warning-level UCP rules that fired (JSON array)."),
 		opt("ucp_shopping_service", Bool, "The profile declares a dev.ucp.shopping service (a service hint)."),
 		opt("ucp_checkout_capability", Bool, "The profile declares dev.ucp.shopping.checkout (a service hint)."),
-		opt("robots_status", String, "robots.txt: ok, not_found (4xx: no restrictions), error (5xx or unreachable: complete disallow)."),
+		opt("robots_status", String, "robots.txt: ok, not_found (4xx: no restrictions), error (5xx: complete disallow, RFC 9309), unreachable (no HTTP answer: not read, every agent's verdict null)."),
 	}, robotsColumns()...), []Column{
 		opt("product_data_source", String, "Where product data came from: jsonld (a product page) or products_json."),
 		opt("product_name", String, "Product name."),

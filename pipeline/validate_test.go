@@ -141,7 +141,7 @@ func TestValidateResumesAndCounts(t *testing.T) {
 				Profile: json.RawMessage("null")}, nil
 		}
 		v := "2026-08-25"
-		return &ucp.Report{Valid: true, DeclaredVersion: &v, Counts: ucp.Counts{Warnings: 2},
+		return &ucp.Report{Valid: bp(true), DeclaredVersion: &v, Counts: ucp.Counts{Warnings: 2},
 			Source:  ucp.Source{Type: "url", ProfileURL: "https://" + host + "/.well-known/ucp", Status: 200},
 			Profile: json.RawMessage(`{"ucp":{"version":"2026-08-25","services":{"dev.ucp.shopping":[{"transport":"rest"}]}}}`)}, nil
 	}}

@@ -139,30 +139,51 @@ func (s *Server) Ask(ctx context.Context, caller string, q AskQuery) (*AskAnswer
 	ans.CanAgentsReachCheckout = card.AgentsCanBuy
 	link := s.storeLink(host)
 	ans.StoreURL = &link
-	src := "/data/latest/checks.parquet"
+	// Each receipt cites where its value is saved: the snapshot's own
+	// checks file (the version folder, which never changes), or, for a
+	// host the snapshot does not have, the live check shown on its page.
+	src := s.link("/data/" + card.Snapshot + "/checks.parquet")
+	if card.CheckSource != nil && *card.CheckSource == "live_check" {
+		src = s.storeLink(host)
+	}
 	if c := card.Checks; c != nil {
 		rails := &AgentRails{UCP: c.UCPProfile.Status, StorefrontMCP: c.StorefrontMCP.Detected, WebMCP: c.WebMCP, CartLink: c.CartLink,
 			CheckoutWebMCP: checkoutRail(c.CheckoutWebMCP.Status, c.CheckoutWebMCP.Detected)}
 		ans.AgentRails = rails
-		for _, r := range []struct {
-			claim string
-			v     any
-		}{
-			{"A catalog answered over plain HTTP", c.CatalogAnswered},
-			{"A product was found in the catalog", c.ProductFound},
-			{"The storefront cart returned a checkout link (boolean; the URL is never kept)", c.CartLink},
-			{"UCP profile status", c.UCPProfile.Status},
-			{"WebMCP tool in the server HTML", c.WebMCP},
-			{"Storefront MCP endpoint", c.StorefrontMCP.Detected},
-		} {
-			ans.Evidence = append(ans.Evidence, Receipt{Claim: r.claim, Value: r.v, CheckedAt: card.CheckedAt, Source: src})
-		}
+		ans.Evidence = append(ans.Evidence, receipts("", c, card.CheckedAt, src)...)
+	}
+	// A live check newer than the snapshot adds its own receipts, with its
+	// own time and source; the answer above stays the snapshot's.
+	if lc := card.LiveCheck; lc != nil {
+		at := lc.CheckedAt
+		ans.Evidence = append(ans.Evidence, receipts("Newer live check: ", lc.Checks, &at, lc.ResultURL)...)
+		ans.Note += " Receipts marked \"Newer live check\" come from a live plain-HTTP check made after the snapshot, at their own time; " +
+			"they change no score, verdict or buy lane."
 	}
 	ans.LLMRead = s.modelRead(ctx, card)
 	if ans.LLMRead.Status == LLMOK {
 		ans.Rivals = ans.LLMRead.Rivals
 	}
 	return ans, nil
+}
+
+// receipts are the evidence of one check's signals.
+func receipts(prefix string, c *CardChecks, at *time.Time, src string) []Receipt {
+	out := []Receipt{}
+	for _, r := range []struct {
+		claim string
+		v     any
+	}{
+		{"A catalog answered over plain HTTP", c.CatalogAnswered},
+		{"A product was found in the catalog", c.ProductFound},
+		{"The storefront cart returned a checkout link (boolean; the URL is never kept)", c.CartLink},
+		{"UCP profile status", c.UCPProfile.Status},
+		{"WebMCP tool in the server HTML", c.WebMCP},
+		{"Storefront MCP endpoint", c.StorefrontMCP.Detected},
+	} {
+		out = append(out, Receipt{Claim: prefix + r.claim, Value: r.v, CheckedAt: at, Source: src})
+	}
+	return out
 }
 
 // checkoutRail fills the tools and reason of a saved Checkout WebMCP status.

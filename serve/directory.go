@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // AgentReadyWindow is how recent a check must be for a store to count as
@@ -18,10 +19,13 @@ import (
 // weekly run is late. The find_agent_ready_stores tool uses this constant.
 const AgentReadyWindow = 30 * 24 * time.Hour
 
-// Directory limits (spec 4): limit 1 to 50, default 10.
+// Directory limits (spec 4): limit 1 to 50, default 10. category and q
+// are a slug or a few shopper words: longer than maxNeedChars is a 400,
+// so no answer or message ever repeats an unbounded text.
 const (
 	directoryDefaultLimit = 10
 	directoryMaxLimit     = 50
+	maxNeedChars          = 200
 )
 
 // DirectoryAnswer is GET /api/agent-checkout/stores (spec 2.5). No
@@ -56,6 +60,12 @@ func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q s
 	}
 	if limit < 1 || limit > directoryMaxLimit {
 		return nil, fail(ErrInvalid, "limit must be an integer from 1 to %d (default %d)", directoryMaxLimit, directoryDefaultLimit)
+	}
+	for _, p := range []struct{ name, v string }{{"category", category}, {"q", q}} {
+		if n := utf8.RuneCountInString(p.v); n > maxNeedChars {
+			return nil, fail(ErrInvalid, "%s is %d characters long; the limit is %d: give a category slug or a few shopper words, such as \"running shoes\"",
+				p.name, n, maxNeedChars)
+		}
 	}
 	var cats []string
 	switch {

@@ -140,8 +140,7 @@ var mcpTools = []mcpTool{
 			b, _ := json.Marshal(card)
 			var m map[string]any
 			json.Unmarshal(b, &m)
-			m["badgeUrl"] = s.link("/stores/" + card.Host + "/badge.svg")
-			m["claimUrl"] = s.link("/stores/" + card.Host + "/#claim")
+			m["badgeUrl"], m["claimUrl"] = card.Links.Badge, card.Links.Claim // null for a host with no store page
 			return m, nil
 		}},
 	{"agent_leaderboard",

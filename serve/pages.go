@@ -158,10 +158,16 @@ func (s *Server) favicon(w http.ResponseWriter, r *http.Request) error {
 var chartRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.svg$`)
 
 // weeklyFile serves a frozen weekly edition, or its chart (.svg) published
-// beside it.
+// beside it, or another file published there (the folder's
+// ATTRIBUTION.txt, which the manifest lists).
 func (s *Server) weeklyFile(w http.ResponseWriter, r *http.Request) error {
 	ed := r.PathValue("edition")
 	if !chartRE.MatchString(ed) {
+		if !editionRE.MatchString(ed) {
+			if served, err := s.apiFile(w, r); served {
+				return err
+			}
+		}
 		return s.weeklyEdition(w, r)
 	}
 	f := s.current().files[dirWeekly+ed]
@@ -181,7 +187,8 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		return nil
 	}
 	raw, tail, slash := strings.Cut(rest, "/")
-	if tail != "" {
+	badge := tail == pages.BadgeFile
+	if tail != "" && !badge {
 		return s.notFoundPage(w, r)
 	}
 	if !slash && !strings.HasSuffix(raw, ".html") && s.current().files[pages.StoresDir+"/"+raw] != nil {
@@ -194,6 +201,9 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		raw, slash = file, true
 	}
 	host := strings.TrimSuffix(strings.ToLower(raw), ".")
+	if badge {
+		return s.storeBadge(w, r, host)
+	}
 	if !pages.ValidHost(host) {
 		return s.unknownStore(w, pages.UnknownStore{})
 	}
@@ -215,13 +225,15 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 		return s.unknownStore(w, pages.UnknownStore{Host: host, OptedOut: true})
 	}
 	live := s.liveRow(host, dir)
-	if live == nil || (dir != nil && !newer(live, dir)) {
-		if dir == nil {
-			return s.unknownStore(w, pages.UnknownStore{Host: host})
-		}
-		return s.savedStorePage(w, r, rl, host, dir)
+	if dir != nil {
+		// The snapshot's page; a newer live check shows beside its answer.
+		return s.savedStorePage(w, r, rl, host, dir, live)
 	}
-	st := pageStore(s.storeCard(rl, host, dir, live), dir != nil)
+	if live == nil {
+		return s.unknownStore(w, pages.UnknownStore{Host: host})
+	}
+	// A host the snapshot does not have: the page of its live check.
+	st := pageStore(s.storeCard(rl, host, nil, live), false)
 	st.Live = true
 	if res, ok := s.cache.latest(host); ok && st.CheckedAt != nil && res.CheckedAt.Equal(*st.CheckedAt) {
 		st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
@@ -236,8 +248,8 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 // rendered here from the saved card and the documents beside it, and
 // answered like a published page: cached, with the sha256 of the body as
 // its ETag, so If-None-Match gives 304 until the next snapshot.
-func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir *storeRow) error {
-	st := pageStore(s.storeCard(rl, host, dir, nil), true)
+func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir, live *storeRow) error {
+	st := pageStore(s.storeCard(rl, host, dir, live), true)
 	if err := rl.storeDocuments(dir, st); err != nil {
 		return fmt.Errorf("store page %s: %w", host, err)
 	}
@@ -251,6 +263,32 @@ func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *read
 	}
 	setPageHeaders(w.Header())
 	return serveFile(w, r, newFile("store.html", buf.Bytes()), cachePage)
+}
+
+// storeBadge serves /stores/<host>/badge.svg: the verdict of the store
+// card, as an SVG, cached like a page with the sha256 of its bytes as
+// ETag (304 on If-None-Match). A host with no store page has no badge.
+func (s *Server) storeBadge(w http.ResponseWriter, r *http.Request, host string) error {
+	noBadge := fail(ErrNotFound, "no badge: svc has no saved check of %s; a live check (GET /api/agent-checkout?url=...) makes one", host)
+	if !pages.ValidHost(host) {
+		return fail(ErrNotFound, "no badge: not a store host")
+	}
+	rl, err := s.readView()
+	if err != nil {
+		return err
+	}
+	defer rl.release()
+	dir, err := rl.lookup(host)
+	if err != nil {
+		return fmt.Errorf("badge %s: %w", host, err)
+	}
+	c := s.storeCard(rl, host, dir, s.liveRow(host, dir))
+	if c.CheckSource == nil { // no saved check, or opted out
+		return noBadge
+	}
+	h := w.Header()
+	h.Set("Content-Security-Policy", "default-src 'none'; style-src 'unsafe-inline'")
+	return serveFile(w, r, newFile(pages.BadgeFile, pages.Badge(host, c.Verdict, c.CheckedAt)), cachePage)
 }
 
 // storeDocuments adds to a store page what only the saved documents hold:
@@ -336,6 +374,17 @@ func pageStore(c *StoreCard, inDirectory bool) *pages.Store {
 		st.PolicyReturns, st.PolicyShipping = ch.Policies.Returns, ch.Policies.Shipping
 		st.PolicyPrivacy, st.PolicyTerms = ch.Policies.Privacy, ch.Policies.Terms
 		st.FixCode, st.Fix = ch.Fix.Code, ch.Fix.Text
+	}
+	if lc := c.LiveCheck; lc != nil && lc.Checks != nil {
+		ch := lc.Checks
+		st.LiveCheck = &pages.LiveCheck{CheckedAt: lc.CheckedAt,
+			Reachable: ch.Reachability.Reachable, Blocked: ch.BlockStatus.Blocked,
+			CatalogAnswered: ch.CatalogAnswered, ProductFound: ch.ProductFound, CartLink: ch.CartLink,
+			UCPStatus: ch.UCPProfile.Status, WebMCP: ch.WebMCP, StorefrontMCP: ch.StorefrontMCP.Detected,
+			FixCode: ch.Fix.Code, Fix: ch.Fix.Text}
+		if lc.Robots != nil {
+			st.LiveCheck.RobotsStatus = lc.Robots.Status
+		}
 	}
 	if c.Robots != nil {
 		st.RobotsStatus, st.Robots = c.Robots.Status, c.Robots.Agents

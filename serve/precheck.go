@@ -112,6 +112,10 @@ const (
 	evidenceHTTPOnly = "http-only"
 	proveReachable   = "The homepage answered a plain HTTPS GET, and was not a parked page or a redirect to another brand, when the store was submitted. " + NotProved
 	proveNothing     = "Nothing: no saved check or plain-HTTP reachability of this host exists. " + NotProved
+	// proveLiveReachable is what a live check newer than the verdict's
+	// check proves here; its own results are the store card's liveCheck.
+	proveLiveReachable = "The homepage answered a plain HTTPS GET in a live check (GET /api/agent-checkout) made after the check behind this verdict; " +
+		"that check's own results are on the store card (liveCheck) and do not replace the verdict, rails or blockers here. " + NotProved
 )
 
 // rails, in answer order, with what each proves.
@@ -184,8 +188,12 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 		Host: host, Licence: datasets.License,
 		Rails: []Rail{}, Blockers: []Blocker{}, ReportOutcome: s.reportOutcome(host),
 	}
+	// The snapshot's row is the answer; a live check answers only for a
+	// host the snapshot does not have. A newer live check of a snapshot
+	// store is newer plain-HTTP evidence: lastReachableCheck below, never
+	// a replacement of the verdict (spec 4.2.1).
 	row, source := dir, "directory"
-	if live != nil && (dir == nil || newer(live, dir)) {
+	if dir == nil && live != nil {
 		row, source = live, "live_check"
 	}
 	optedOut := dir != nil && dir.text(fSource) == "opted-out"
@@ -228,8 +236,17 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 	default:
 		ans.Confidence = "high"
 	}
-	if t := s.reads.lastReachable(host); !t.IsZero() && ans.LastChecked != nil && t.After(*ans.LastChecked) {
-		ans.LastReachableCheck = &LastReachable{CheckedAt: t.UTC(), Proves: proveReachable,
+	// lastReachableCheck: the newest plain-HTTP answer of the homepage
+	// after the check behind the verdict, from a store submission or a
+	// live check.
+	t, proves := s.reads.lastReachable(host), proveReachable
+	if dir != nil && live != nil && newer(live, dir) && live.isTrue(fReachable) {
+		if lt := *live.time(fCheckedAt); lt.After(t) {
+			t, proves = lt, proveLiveReachable
+		}
+	}
+	if !t.IsZero() && ans.LastChecked != nil && t.After(*ans.LastChecked) {
+		ans.LastReachableCheck = &LastReachable{CheckedAt: t.UTC(), Proves: proves,
 			EvidenceLevel: evidenceHTTPOnly, ReachabilityStale: now.Sub(t) >= StaleAfter}
 	}
 	return ans
@@ -350,14 +367,8 @@ func blockers(r *storeRow) []Blocker {
 		}
 		add("unreachable", msg+".")
 	}
-	var disallowed []string
-	for _, a := range userAgents {
-		if r.text(robotsField(a)) == "disallowed" {
-			disallowed = append(disallowed, a)
-		}
-	}
-	if len(disallowed) > 0 {
-		add("robots_disallows_agents", "robots.txt disallows "+strings.Join(disallowed, ", ")+" at /.")
+	if msg := robotsBlocker(r.text(fRobotsStatus), func(a string) string { return r.text(robotsField(a)) }); msg != "" {
+		add("robots_disallows_agents", msg)
 	}
 	if r.isTrue(fThrottled) {
 		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")
@@ -366,6 +377,29 @@ func blockers(r *storeRow) []Blocker {
 		add("no_catalog", "No catalog answered over plain HTTP, so an agent cannot find products without a browser.")
 	}
 	return out
+}
+
+// robotsBlocker says how robots.txt stops the user-initiated agents, or
+// "" when it does not or was not read. Verdicts count only when a
+// robots.txt answered: a file that got no answer at all (robots status
+// unreachable, or not_checked) disallows nothing, it is unmeasured.
+func robotsBlocker(status string, verdict func(agent string) string) string {
+	var disallowed []string
+	for _, a := range userAgents {
+		if verdict(a) == "disallowed" {
+			disallowed = append(disallowed, a)
+		}
+	}
+	switch {
+	case len(disallowed) == 0:
+		return ""
+	case status == "ok":
+		return "robots.txt disallows " + strings.Join(disallowed, ", ") + " at /."
+	case status == "error":
+		return "robots.txt answered a server error, which RFC 9309 tells agents to read as disallowing everything: " +
+			strings.Join(disallowed, ", ") + " may not load /."
+	}
+	return ""
 }
 
 func (s *Server) reportOutcome(host string) *ReportOutcome {

@@ -240,7 +240,11 @@ func TestPrecheckStale(t *testing.T) {
 // TestPrecheckLiveCheckWins saves live checks in the state log: one newer
 // than the snapshot wins over the directory row, an older one does not, and
 // a live check of a host outside the directory is a history row.
-func TestPrecheckLiveCheckWins(t *testing.T) {
+// TestPrecheckLiveCheckIsNewerEvidence: a live check never replaces the
+// snapshot's answer of a store it has (spec 4.2.1); it is newer plain-HTTP
+// evidence: lastReachableCheck in precheck, liveCheck on the store card.
+// A host the snapshot does not have is answered from its live check.
+func TestPrecheckLiveCheckIsNewerEvidence(t *testing.T) {
 	f := sharedReadFixture(t)
 	dir := t.TempDir()
 	f.writeTreeTo(t, dir)
@@ -262,27 +266,37 @@ func TestPrecheckLiveCheckWins(t *testing.T) {
 		stateRec{RecordCheck, now, live("outside.test", now, true)},
 	)
 	ts := f.newServer(t, Config{DataDir: dir})
-	if ans, body := precheckOf(t, ts, cartStore.Host); ans.Source != "live_check" || !isFalse(ans.ReachableCheckout) ||
-		ans.LastChecked == nil || !ans.LastChecked.Equal(now) || !ans.Known || ans.Verdict == nil || *ans.Verdict != "catalog_only" {
+	var card StoreCard
+	ts.getJSON(t, "/api/store?host="+cartStore.Host, &card)
+	if card.Verdict == nil || card.CheckedAt == nil || card.CheckedAt.Equal(now) {
+		t.Fatalf("store card: %+v", card)
+	}
+	// The verdict stays the snapshot's (agents_can_buy with the UCP
+	// schema; without it no profile is valid, and the verdict says so).
+	if ans, body := precheckOf(t, ts, cartStore.Host); ans.Source != "directory" || !isTrue(ans.ReachableCheckout) ||
+		ans.LastChecked == nil || !ans.LastChecked.Equal(*card.CheckedAt) || !ans.Known || ans.Verdict == nil || *ans.Verdict != *card.Verdict ||
+		ans.LastReachableCheck == nil || !ans.LastReachableCheck.CheckedAt.Equal(now) || ans.LastReachableCheck.Proves != proveLiveReachable {
 		t.Errorf("newer live check: %s", body)
 	}
-	if ans, body := precheckOf(t, ts, older.Host); ans.Source != "directory" || !isTrue(ans.ReachableCheckout) {
-		t.Errorf("older live check won: %s", body)
+	if ans, body := precheckOf(t, ts, older.Host); ans.Source != "directory" || !isTrue(ans.ReachableCheckout) || ans.LastReachableCheck != nil {
+		t.Errorf("older live check: %s", body)
 	}
 	if ans, body := precheckOf(t, ts, "outside.test"); ans.Source != "live_check" || !ans.Known ||
 		ans.ScanURL != "" || ans.PrecheckFallback != nil || ans.Verdict == nil || *ans.Verdict != "agents_can_buy" {
 		t.Errorf("live check outside the directory: %s", body)
 	}
-	// The store card shows the newer live check too, with the directory's
-	// identity and no score (a live check does not measure it).
-	var card StoreCard
-	if _, body := ts.getJSON(t, "/api/store?host="+cartStore.Host, &card); card.CheckSource == nil || *card.CheckSource != "live_check" ||
-		card.Score != nil || card.Name == nil || *card.Name != cartStore.Name || card.Checks == nil || !isFalse(card.Checks.CartLink) {
+	// The store card keeps the snapshot's answer and shows the newer
+	// live check beside it, with its own time.
+	if _, body := ts.getJSON(t, "/api/store?host="+cartStore.Host, &card); card.CheckSource == nil || *card.CheckSource != "directory" ||
+		card.Score == nil || card.Name == nil || *card.Name != cartStore.Name || card.Checks == nil || !isTrue(card.Checks.CartLink) ||
+		card.LiveCheck == nil || !card.LiveCheck.CheckedAt.Equal(now) || !isFalse(card.LiveCheck.Checks.CartLink) {
 		t.Errorf("store card with a newer live check: %s", body)
 	}
 	// A live check made by this server (the in-memory cache) counts too.
-	ts.cache.put(live(older.Host, time.Now().UTC(), false))
-	if ans, body := precheckOf(t, ts, older.Host); ans.Source != "live_check" || !isFalse(ans.ReachableCheckout) {
+	later := time.Now().UTC().Truncate(time.Microsecond)
+	ts.cache.put(live(older.Host, later, false))
+	if ans, body := precheckOf(t, ts, older.Host); ans.Source != "directory" || !isTrue(ans.ReachableCheckout) ||
+		ans.LastReachableCheck == nil || !ans.LastReachableCheck.CheckedAt.Equal(later) {
 		t.Errorf("cached live check: %s", body)
 	}
 }

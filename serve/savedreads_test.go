@@ -1,9 +1,11 @@
 package serve
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -74,7 +76,9 @@ func TestStoreCard(t *testing.T) {
 			"robots", "brandClaim", "links", "checkedAt", "stale", "agents_can_buy", "buy", "snapshot", "license", "note")
 		e := st.Expect
 		if !c.Known || !c.InDirectory || c.Host != st.Host || *c.Name != st.Name || *c.Category != st.Category ||
-			c.Snapshot != f.version || c.BrandClaim != nil || c.Links.Badge != nil || c.Links.Claim != nil {
+			c.Snapshot != f.version || c.BrandClaim != nil || c.LiveCheck != nil ||
+			c.Links.Badge == nil || *c.Links.Badge != "/stores/"+st.Host+"/badge.svg" ||
+			c.Links.Claim == nil || *c.Links.Claim != "/stores/"+st.Host+"/#claim" {
 			t.Errorf("%s: identity %s", st.Host, body)
 		}
 		if diff := cmp.Diff(e.Platform, c.Platform); diff != "" {
@@ -126,7 +130,8 @@ func TestStoreCard(t *testing.T) {
 	// A host with no saved row: 200, known false, a link that runs a check.
 	var c StoreCard
 	resp, body := ts.getJSON(t, "/api/store?host=nowhere.test", &c)
-	if resp.StatusCode != 200 || c.Known || c.InDirectory || c.Checks != nil || c.Links.LiveCheck != "/api/agent-checkout?url=nowhere.test" || !c.Stale {
+	if resp.StatusCode != 200 || c.Known || c.InDirectory || c.Checks != nil || c.Links.LiveCheck != "/api/agent-checkout?url=nowhere.test" || !c.Stale ||
+		c.Links.Badge != nil || c.Links.Claim != nil {
 		t.Errorf("unknown host: %d %s", resp.StatusCode, body)
 	}
 	opted := f.store(t, "opted out", func(s *fixtures.Store) bool { return s.Source == fixtures.SourceOptedOut })
@@ -447,5 +452,36 @@ func TestDirectoryLimits(t *testing.T) {
 	lowerQuota(t, &quotaSiteReads, 51)
 	if resp, body := ts.get(t, "/api/agent-checkout/stores", from("198.51.100.4")...); resp.StatusCode != 429 || !strings.Contains(body, "site-wide") {
 		t.Errorf("site-wide limit: %d %s", resp.StatusCode, body)
+	}
+}
+
+// TestDirectoryLongNeed: a q or category past 200 characters is a 400
+// that says the limit and does not repeat the text (issue 16, item 8: the
+// directory echoed a 5,000-character q); 200 characters are answered.
+func TestDirectoryLongNeed(t *testing.T) {
+	f := sharedReadFixture(t)
+	ts := f.newServer(t, Config{})
+	long := strings.Repeat("shoes ", 834)[:5000]
+	for _, param := range []string{"q", "category"} {
+		resp, body := ts.get(t, "/api/agent-checkout/stores?"+param+"="+url.QueryEscape(long))
+		if resp.StatusCode != 400 || errorCode(t, body) != "invalid_request" || !strings.Contains(body, "limit is 200") ||
+			len(body) > 400 || strings.Contains(body, "shoes shoes") {
+			t.Errorf("%s of 5,000 characters: %d %s", param, resp.StatusCode, body)
+		}
+	}
+	// The MCP tool and the Index answer share the bound.
+	if _, err := ts.FindAgentReadyStores(context.Background(), "c", "", long, 10); err == nil || len(err.Error()) > 300 {
+		t.Errorf("tool with a long q: %v", err)
+	}
+	if _, err := ts.Ask(context.Background(), "c", AskQuery{Q: long}); err == nil || len(err.Error()) > 300 {
+		t.Errorf("Index answer with a long q: %v", err)
+	}
+	exact := strings.Repeat("é", 199) + "s" // 200 characters, 399 bytes
+	if resp, body := ts.get(t, "/api/agent-checkout/stores?q=running+shoes"); resp.StatusCode != 200 {
+		t.Errorf("short q: %d %s", resp.StatusCode, body)
+	}
+	resp, body := ts.get(t, "/api/agent-checkout/stores?q="+url.QueryEscape(exact))
+	if resp.StatusCode == 400 && strings.Contains(body, "limit is 200") {
+		t.Errorf("q of exactly 200 characters refused as too long: %s", body)
 	}
 }

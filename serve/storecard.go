@@ -11,12 +11,18 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
+	"svc/publish/pages"
 )
 
 // The store hub (GET /api/store, spec 2.15): the saved public card of one
 // store: its checks, brand claim, links, platform and saved robots policy.
-// It is a superset of the store_card tool's card. The checks shown are the
-// newest saved ones: the snapshot's, or a live check made since. A host
+// It is a superset of the store_card tool's card. The answer of a store
+// in the snapshot is the snapshot's: score, verdict, buy lanes and checks
+// as measured there. A live check made since changes none of them (spec
+// 4.2.1: no score changes, and a plain-HTTP check does not measure the
+// browser lane, the score or product data): it is shown beside them, as
+// liveCheck, newer plain-HTTP evidence with its own time. Only a host
+// the snapshot does not have is answered from its live check. A host
 // with no saved row answers 200 with known false and a link that runs a
 // live check, the same shape as every saved-data read (the spec gives
 // these reads no 404).
@@ -40,6 +46,11 @@ type StoreCard struct {
 	CheckSource  *string     `json:"checkSource"`
 	Checks       *CardChecks `json:"checks"`
 	Robots       *CardRobots `json:"robots"`
+	// LiveCheck is a live check newer than the snapshot: newer plain-HTTP
+	// evidence with its own time, beside the snapshot's answer (which it
+	// does not change). null when there is none, and when the card itself
+	// is a live check's (checkSource live_check).
+	LiveCheck *CardLiveCheck `json:"liveCheck"`
 	// BrandClaim is the brand's own statement: not measured, never
 	// scored; null while the service has none.
 	BrandClaim *json.RawMessage `json:"brandClaim"`
@@ -50,6 +61,23 @@ type StoreCard struct {
 	License    string           `json:"license"`
 	Note       string           `json:"note"`
 }
+
+// CardLiveCheck is a live check (GET /api/agent-checkout) newer than the
+// snapshot's check of the store: what it measured over plain HTTP, and
+// when. It is evidence beside the snapshot's answer, not a replacement.
+type CardLiveCheck struct {
+	CheckedAt     time.Time   `json:"checkedAt"`
+	Source        string      `json:"source"`        // live_check
+	EvidenceLevel string      `json:"evidenceLevel"` // http-only
+	ResultURL     string      `json:"resultUrl"`     // the store page, which shows it
+	Checks        *CardChecks `json:"checks"`
+	Robots        *CardRobots `json:"robots"`
+	Note          string      `json:"note"`
+}
+
+const liveCheckNote = "A live plain-HTTP check made after the snapshot, at checkedAt. It is newer evidence shown beside the snapshot's answer: " +
+	"it changes no score, verdict or buy lane (those stay the snapshot's until the next snapshot checks the store again), and it does not " +
+	"measure the browser lane or product data. Does not prove an agent completed checkout."
 
 // BuyLanes are the two buy lanes (spec 1.3).
 type BuyLanes struct {
@@ -161,8 +189,8 @@ type CardRobots struct {
 	Agents map[string]*string `json:"agents"`
 }
 
-// CardLinks are where to go next. Badge and claim have no service yet:
-// null.
+// CardLinks are where to go next. Badge and claim are null for a host
+// with no store page.
 type CardLinks struct {
 	SvcURL      string  `json:"svcUrl"`
 	Homepage    string  `json:"homepage"`
@@ -173,8 +201,12 @@ type CardLinks struct {
 	Precheck    string  `json:"precheck"`
 	LiveCheck   string  `json:"liveCheck"`
 	Dataset     string  `json:"dataset"`
-	Badge       *string `json:"badge"`
-	Claim       *string `json:"claim"`
+	// Badge is an SVG of the store's verdict (/stores/<host>/badge.svg).
+	Badge *string `json:"badge"`
+	// Claim is the brand-statement section of the store page
+	// (/stores/<host>/#claim): the statement recorded, and how a brand's
+	// statement is taken.
+	Claim *string `json:"claim"`
 }
 
 // parseHost checks a host (or URL) parameter and returns the host name.
@@ -226,7 +258,7 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 		},
 	}
 	row, source := dir, "directory"
-	if live != nil && (dir == nil || newer(live, dir)) {
+	if dir == nil && live != nil {
 		row, source = live, "live_check"
 	}
 	if row == nil || (dir != nil && dir.text(fSource) == "opted-out") {
@@ -259,19 +291,34 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 		}
 	}
 	c.Checks = cardChecks(row)
-	c.Robots = &CardRobots{Status: row.str(fRobotsStatus), Agents: map[string]*string{}}
-	for _, a := range datasets.RobotsAgents {
-		c.Robots.Agents[a] = row.str(robotsField(a))
-	}
+	c.Robots = cardRobots(row)
 	c.Links.UCPProfile = row.str(fUCPProfileURL)
 	c.Links.ProductPage = row.str(fProductURL)
+	if pages.ValidHost(host) { // the store has a page
+		badge, claim := s.link(pages.StoreURL(host)+"badge.svg"), s.link(pages.StoreURL(host)+"#claim")
+		c.Links.Badge, c.Links.Claim = &badge, &claim
+	}
 	c.Note = "Saved public data, " + source + " check. A missing (null) field was not measured. " +
 		"Validation is not certification; a returned checkout link means checkout was reachable, not that a purchase happened. " +
 		"No brand claim is recorded (brandClaim null); brand claims never change scores."
 	if row.live {
-		c.Note += " The score comes from the weekly snapshot and is not measured by a live check (null)."
+		c.Note += " This host is not in the snapshot: the card is its live check, which does not measure the score or the browser lane (null)."
+	}
+	if dir != nil && live != nil && newer(live, dir) {
+		c.LiveCheck = &CardLiveCheck{CheckedAt: *live.time(fCheckedAt), Source: "live_check", EvidenceLevel: evidenceHTTPOnly,
+			ResultURL: s.storeLink(host), Checks: cardChecks(live), Robots: cardRobots(live), Note: liveCheckNote}
+		c.Note += " liveCheck holds a newer live plain-HTTP check with its own time; it changes none of the snapshot's figures."
 	}
 	return c
+}
+
+// cardRobots is a row's saved robots policy.
+func cardRobots(r *storeRow) *CardRobots {
+	out := &CardRobots{Status: r.str(fRobotsStatus), Agents: map[string]*string{}}
+	for _, a := range datasets.RobotsAgents {
+		out.Agents[a] = r.str(robotsField(a))
+	}
+	return out
 }
 
 // rawList is a JSON list column as a raw value, null when unmeasured.

@@ -194,11 +194,17 @@ func (s *Server) acceptHosts(results []HostResult, category string) error {
 	if len(rec.Hosts) == 0 {
 		return nil
 	}
-	if err := s.state.Append(pipeline.StoreSubmissionRecordType, s.now(), rec); err != nil {
+	at := s.now()
+	if err := s.state.Append(pipeline.StoreSubmissionRecordType, at, rec); err != nil {
 		s.log.Error("save store submission", "error", err)
 		return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
 	}
 	s.subs.accept(rec.Hosts)
+	// Precheck sees the homepage's answer now, as it will after a restart
+	// replays this record.
+	for _, h := range rec.Hosts {
+		s.reads.noteReachable(h.Host, at)
+	}
 	return nil
 }
 

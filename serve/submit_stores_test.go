@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -378,5 +379,58 @@ func TestSubmitStoresDirectoryFollowsSnapshot(t *testing.T) {
 	_, resp = ts.postJSON(t, "/api/stores/submit", "", `{"hosts":["`+a+`","`+b+`"]}`)
 	if !strings.Contains(resp, `"already_listed":2`) {
 		t.Errorf("after the reload: %s", resp)
+	}
+}
+
+// TestSubmitStoresPrecheckAtOnce: precheck sees an accepted store's
+// plain-HTTP reachability as soon as the submission answers, not only
+// after a restart replays the state log (issue 16, item 8).
+func TestSubmitStoresPrecheckAtOnce(t *testing.T) {
+	f := sharedReadFixture(t)
+	// A larger world of the same seed: its first stores are the snapshot's,
+	// the rest are stores the snapshot has never seen.
+	world := fixtures.Generate(1, fixtures.DefaultStores+40)
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	f.writeTreeTo(t, dir)
+	ts := f.newServer(t, Config{DataDir: dir, Client: client, TrustProxy: true})
+	var host string
+	for _, st := range world.Stores[fixtures.DefaultStores:] {
+		if out, _ := expectedOutcome(st); out == OutcomeAccepted && !hasTrait(st, "block:") && st.Source == fixtures.SourceSeed {
+			host = st.Host
+			break
+		}
+	}
+	if host == "" {
+		t.Fatal("no healthy store outside the snapshot")
+	}
+	before, b := precheckOf(t, ts, host)
+	if before.PrecheckFallback == nil || before.CheckedAt != nil {
+		t.Fatalf("before the submission: %s", b)
+	}
+	code, resp := ts.postJSON(t, "/api/stores/submit", "198.51.100.9", `{"url": "https://`+host+`/"}`)
+	if code != 200 || !strings.Contains(resp, `"accepted":1`) {
+		t.Fatalf("submit: %d %s", code, resp)
+	}
+	ans, body := precheckOf(t, ts, host)
+	if ans.PrecheckFallback == nil || ans.CheckedAt == nil || !slices.Equal(ans.Sources, []string{"store_submission"}) ||
+		ans.Confidence != "low" || ans.Proves != proveReachable {
+		t.Errorf("precheck right after the submission: %s", body)
+	}
+	// The same answer after a restart (the state log replayed).
+	ts.ts.Close()
+	ts.Close()
+	ts = f.newServer(t, Config{DataDir: dir, Client: client, TrustProxy: true})
+	again, body2 := precheckOf(t, ts, host)
+	if again.CheckedAt == nil || ans.CheckedAt == nil || !again.CheckedAt.Equal(*ans.CheckedAt) {
+		t.Errorf("after a restart: %s, before it: %s", body2, body)
 	}
 }

@@ -179,7 +179,7 @@ func ucpValidateRun(cmd *cobra.Command, opts *ucpValidateOptions) error {
 	switch {
 	case r.FetchFailed():
 		return exitWith(ExitUnreachable, nil)
-	case !r.Valid:
+	case !r.IsValid():
 		return exitWith(ExitFailed, nil)
 	}
 	return nil
@@ -216,7 +216,9 @@ func printUCPReport(w io.Writer, r *ucp.Report) {
 	}
 	verdict := "INVALID"
 	switch {
-	case r.Valid:
+	case r.Valid == nil:
+		verdict = "NOT READ (no verdict: the profile could not be read)"
+	case *r.Valid:
 		verdict = "VALID"
 	case r.Counts.Errors == 0 && !r.Schema.Checked:
 		verdict = "NOT VALID (the JSON Schema check did not run)"

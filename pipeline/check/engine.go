@@ -326,17 +326,23 @@ func productDataFrom(p detect.Product, source, pageURL string) *ProductData {
 }
 
 // robots reads /robots.txt and gives every AI agent's verdict for "/".
+// A robots.txt that got no HTTP answer at all (DNS, connection, TLS,
+// timeout) was not read: its status is unreachable and every verdict is
+// unmeasured. RFC 9309's complete disallow applies to a server that
+// answered with an error (5xx), not to a file nobody could ask for: a
+// store that cannot be reached is unreachable, not disallowing agents.
 func (e *Engine) robots(ctx context.Context, origin string, res *Result) {
 	resp, err := e.client.Get(ctx, origin+"/robots.txt")
-	var r *detect.Robots
-	switch {
-	case err != nil:
-		r = detect.RobotsFromResponse(0, nil)
-	default:
-		r = detect.RobotsFromResponse(resp.StatusCode, resp.Body)
+	if err != nil {
+		res.Robots = Robots{Status: RobotsUnreachable, Agents: map[string]AgentVerdict{}}
+		return
 	}
-	res.Robots = robotsResult(r)
+	res.Robots = robotsResult(detect.RobotsFromResponse(resp.StatusCode, resp.Body))
 }
+
+// RobotsUnreachable is the robots status of a robots.txt no HTTP answer
+// came for; its agents' verdicts are unmeasured.
+const RobotsUnreachable = "unreachable"
 
 func robotsResult(r *detect.Robots) Robots {
 	out := Robots{HTTPStatus: r.HTTPStatus, Agents: map[string]AgentVerdict{}}
@@ -385,7 +391,7 @@ func (e *Engine) ucpProfile(ctx context.Context, origin string, res *Result) {
 	}
 	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid {
 		p.DeclaredVersion = rep.DeclaredVersion
-		p.Valid = ptr(rep.Valid)
+		p.Valid = ptr(rep.IsValid())
 		p.Errors, p.Warnings = rep.Counts.Errors, rep.Counts.Warnings
 		p.ErrorRules = ruleIDs(rep.Errors)
 		p.WarningRules = ruleIDs(rep.Warnings)

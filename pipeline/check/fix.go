@@ -10,14 +10,16 @@ package check
 //  4. allow_agents_robots  robots.txt disallows a user-initiated agent
 //     (ChatGPT-User, Claude-User, Perplexity-User) at "/"
 //  5. publish_catalog      no catalog route answered
-//  6. fix_ucp_profile      the UCP profile is invalid, or cannot be read (5xx,
+//  6. unthrottle_catalog   the catalog answered empty with throttle signals
+//     (429, Retry-After, a call limit at its maximum): agents are rate limited
+//  7. fix_ucp_profile      the UCP profile is invalid, or cannot be read (5xx,
 //     wall, timeout)
-//  7. publish_ucp_profile  no UCP profile is served
-//  8. add_product_jsonld   no product data was found
-//  9. publish_policies     a returns, shipping, privacy or terms page is missing
+//  8. publish_ucp_profile  no UCP profile is served
+//  9. add_product_jsonld   no product data was found
 //
-// 10. add_webmcp           no WebMCP tool in the server HTML
-// 11. none                 nothing to fix that plain HTTP can see
+// 10. publish_policies     a returns, shipping, privacy or terms page is missing
+// 11. add_webmcp           no WebMCP tool in the server HTML
+// 12. none                 nothing to fix that plain HTTP can see
 var fixes = []struct {
 	code    string
 	text    string
@@ -42,6 +44,8 @@ var fixes = []struct {
 		}},
 	{"publish_catalog", "No catalog answered over plain HTTP. Publish a machine-readable catalog: your platform's storefront MCP endpoint, /products.json or a Store API.",
 		func(r *Result) bool { return isFalse(r.CatalogAnswered) }},
+	{"unthrottle_catalog", "Your catalog answered empty with throttle signals (HTTP 429, Retry-After or a call limit at its maximum), so agents were rate limited before they saw a product. Let identified AI shopping agents read the catalog at a modest rate.",
+		func(r *Result) bool { return r.Catalog.Throttled }},
 	{"fix_ucp_profile", "Your UCP profile at /.well-known/ucp has errors or cannot be read. Serve it with status 200 and fix the errors the validator lists so agents can use it.",
 		func(r *Result) bool { return r.UCPProfile.Status == "invalid" || r.UCPProfile.Status == "unreachable" }},
 	{"publish_ucp_profile", "No UCP profile at /.well-known/ucp. Publish one that declares a dev.ucp.shopping service and a checkout capability.",

@@ -116,7 +116,7 @@ type StorefrontMCP struct {
 
 // Robots is the per-agent reading of robots.txt for "/".
 type Robots struct {
-	Status     string                  `json:"status"` // ok | not_found (4xx: no restrictions) | error (5xx/unreachable: full disallow) | not_checked
+	Status     string                  `json:"status"` // ok | not_found (4xx: no restrictions) | error (5xx: full disallow) | unreachable (no answer: unmeasured) | not_checked
 	HTTPStatus int                     `json:"httpStatus,omitempty"`
 	Agents     map[string]AgentVerdict `json:"agents"`
 }

@@ -14,7 +14,7 @@ func BenchmarkValidateFullValid(b *testing.B) {
 	v := testValidator(b)
 	profile := readExample(b, "full-valid.json")
 	ctx := context.Background()
-	if r, err := v.Validate(ctx, profile); err != nil || !r.Valid {
+	if r, err := v.Validate(ctx, profile); err != nil || !r.IsValid() {
 		b.Fatalf("full-valid.json is not valid: %v %s", err, mustJSON(r))
 	}
 	b.ReportAllocs()

@@ -44,8 +44,8 @@ func TestExamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Valid != f.ExpectValid {
-				t.Errorf("valid = %v, want %v", r.Valid, f.ExpectValid)
+			if r.IsValid() != f.ExpectValid {
+				t.Errorf("valid = %v, want %v", r.IsValid(), f.ExpectValid)
 			}
 			var want, got []string
 			if f.ExpectRule != nil {

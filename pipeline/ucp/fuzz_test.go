@@ -38,7 +38,7 @@ func checkReport(t *testing.T, v *Validator, b []byte) {
 	if !bytes.Equal(out1, out2) {
 		t.Fatalf("two validations of the same input differ:\n%s\n%s", out1, out2)
 	}
-	if r.Valid && (len(r.Errors) > 0 || !r.Schema.Checked || !*r.Schema.Valid) {
+	if r.IsValid() && (len(r.Errors) > 0 || !r.Schema.Checked || !*r.Schema.Valid) {
 		t.Fatalf("valid report with errors or without a passing schema check: %s", out1)
 	}
 	if r.Schema.Checked && !*r.Schema.Valid && len(r.Errors) == 0 {
@@ -218,7 +218,7 @@ func TestHostileInputs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if r.Valid || len(r.Errors) == 0 {
+			if r.IsValid() || len(r.Errors) == 0 {
 				t.Errorf("want an invalid report with errors, got: %s", r.Summary)
 			}
 			if _, err := json.Marshal(r); err != nil {
@@ -231,7 +231,7 @@ func TestHostileInputs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.Valid || rules2(r.Warnings)[0] != ruleDocSize {
+		if !r.IsValid() || rules2(r.Warnings)[0] != ruleDocSize {
 			t.Errorf("want a valid report with ucp.doc.size, got: %s", r.Summary)
 		}
 	})

@@ -215,6 +215,12 @@ func TestValidateURLFailures(t *testing.T) {
 		goodHeaders(w)
 		w.Write([]byte(`{"ucp": {"version": "2026-08-25", "x": "` + strings.Repeat("a", MaxProfileBytes) + `"}}`))
 	})
+	mux.HandleFunc("down.test/.well-known/ucp", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "unavailable", http.StatusServiceUnavailable)
+	})
+	mux.HandleFunc("gone.test/.well-known/ucp", func(w http.ResponseWriter, r *http.Request) {
+		http.NotFound(w, r)
+	})
 	mux.HandleFunc("loop.test/", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, r.URL.Path+"x", http.StatusFound)
 	})
@@ -226,8 +232,32 @@ func TestValidateURLFailures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !r.FetchFailed() || r.Verdict() != VerdictUnreachable || r.Valid {
-			t.Errorf("want an unreachable report, got %s", mustJSON(r))
+		// A profile that timed out was not read: no verdict (valid null),
+		// never "not a valid profile" (issue 16, item 7).
+		if !r.FetchFailed() || r.Verdict() != VerdictUnreachable || r.Valid != nil ||
+			!strings.Contains(mustJSON(r), `"valid": null`) || strings.Contains(r.Summary, "Not a valid") ||
+			!strings.Contains(r.Summary, "could not be read") {
+			t.Errorf("want an unreachable report with valid null, got %s", mustJSON(r))
+		}
+	})
+	t.Run("server error", func(t *testing.T) {
+		r, err := v.ValidateURL(ctx, "down.test", URLOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Verdict() != VerdictUnreachable || r.Valid != nil || strings.Contains(r.Summary, "Not a valid") ||
+			!strings.Contains(r.Summary, "HTTP 503") {
+			t.Errorf("want an unreachable report with valid null, got %s", mustJSON(r))
+		}
+	})
+	t.Run("missing is not valid", func(t *testing.T) {
+		r, err := v.ValidateURL(ctx, "gone.test", URLOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		// A 404 was read: the store publishes no profile, a measured false.
+		if r.Verdict() != VerdictMissing || r.Valid == nil || *r.Valid {
+			t.Errorf("want a missing report with valid false, got %s", mustJSON(r))
 		}
 	})
 	t.Run("too many redirects", func(t *testing.T) {
@@ -317,7 +347,7 @@ func TestDeepArtifacts(t *testing.T) {
 		}
 	}
 	want := []string{"/ucp/capabilities/test.deep.notes/0/schema"}
-	if diff := cmp.Diff(want, paths); diff != "" || !r.Valid {
+	if diff := cmp.Diff(want, paths); diff != "" || !r.IsValid() {
 		t.Errorf("artifact warnings (-want +got):\n%s\n%s", diff, mustJSON(r.Errors)+mustJSON(r.Warnings))
 	}
 }

@@ -15,8 +15,10 @@ const Note = "Validation is not certification: a valid UCP profile does not prov
 // a fetched one, the same answer) always gives the same JSON bytes.
 type Report struct {
 	// Valid is true exactly when the JSON Schema check ran and passed and no
-	// error-level item exists.
-	Valid bool `json:"valid"`
+	// error-level item exists. It is null (unmeasured) when a profile to be
+	// fetched could not be read (no answer, a timeout, a 5xx, a wall): no
+	// verdict, never "not valid". IsValid reads it as a plain boolean.
+	Valid *bool `json:"valid"`
 	// Schema is the outcome of the JSON Schema check alone.
 	Schema SchemaResult `json:"schema"`
 	// DeclaredVersion is ucp.version as written, or null when absent or not
@@ -119,24 +121,38 @@ const (
 // invalid, missing (the store publishes none) or unreachable (the profile
 // could not be read). A pasted profile is valid or invalid.
 func (r *Report) Verdict() string {
-	if r.Source.Type == "url" {
-		st := r.Source.Status
-		switch {
-		case r.Source.FetchError != "":
-			return VerdictUnreachable
-		case st == 404 || st == 410 || st == 200 && r.html:
-			return VerdictMissing
-		case st < 200 || st >= 300 || r.html:
-			// 5xx, walls (401, 402, 403, 429, a 202 challenge page), and
-			// other answers that are neither a profile nor its absence.
-			return VerdictUnreachable
-		}
+	if v := r.readVerdict(); v != "" {
+		return v
 	}
-	if r.Valid {
+	if r.IsValid() {
 		return VerdictValid
 	}
 	return VerdictInvalid
 }
+
+// readVerdict is the verdict of a fetched profile whose answer was not a
+// profile: missing or unreachable; "" when a profile was read (or pasted).
+func (r *Report) readVerdict() string {
+	if r.Source.Type != "url" {
+		return ""
+	}
+	st := r.Source.Status
+	switch {
+	case r.Source.FetchError != "":
+		return VerdictUnreachable
+	case st == 404 || st == 410 || st == 200 && r.html:
+		return VerdictMissing
+	case st < 200 || st >= 300 || r.html:
+		// 5xx, walls (401, 402, 403, 429, a 202 challenge page), and
+		// other answers that are neither a profile nor its absence.
+		return VerdictUnreachable
+	}
+	return ""
+}
+
+// IsValid reports whether the profile is valid; false also when it could
+// not be read (Valid null).
+func (r *Report) IsValid() bool { return r.Valid != nil && *r.Valid }
 
 // FetchFailed reports whether the profile was to be fetched and no HTTP
 // answer could be read (network error, TLS failure, timeout).
@@ -219,7 +235,11 @@ func (r *Report) assemble(fs findings) {
 	}
 	r.Counts = Counts{Errors: len(r.Errors), Warnings: len(r.Warnings), Info: len(r.Info)}
 	schemaOK := r.Schema.Checked && r.Schema.Valid != nil && *r.Schema.Valid
-	r.Valid = schemaOK && len(r.Errors) == 0
+	valid := schemaOK && len(r.Errors) == 0
+	r.Valid = &valid
+	if r.readVerdict() == VerdictUnreachable {
+		r.Valid = nil // nothing was read: no verdict
+	}
 	if r.HTTPChecks == nil {
 		r.HTTPChecks = []HTTPCheck{}
 	}
@@ -230,9 +250,22 @@ func (r *Report) assemble(fs findings) {
 func (r *Report) summary() string {
 	var b strings.Builder
 	b.Grow(200)
-	if r.Valid {
+	switch {
+	case r.Valid == nil:
+		b.WriteString("No verdict: the profile could not be read (")
+		if r.Source.Status != 0 {
+			b.WriteString("HTTP ")
+			b.WriteString(strconv.Itoa(r.Source.Status))
+			if r.html {
+				b.WriteString(", an HTML page")
+			}
+		} else {
+			b.WriteString("no answer")
+		}
+		b.WriteString("), so it was not validated and valid is null")
+	case *r.Valid:
 		b.WriteString("Valid UCP business profile")
-	} else {
+	default:
 		b.WriteString("Not a valid UCP business profile")
 	}
 	b.WriteString(": ")

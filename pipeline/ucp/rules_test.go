@@ -136,8 +136,8 @@ func TestRules(t *testing.T) {
 			if diff := cmp.Diff(want, got); diff != "" {
 				t.Errorf("[errors warnings info] (-want +got):\n%s\n%s", diff, mustJSON(r.Errors)+mustJSON(r.Warnings)+mustJSON(r.Info))
 			}
-			if r.Valid != (len(tt.errors) == 0) {
-				t.Errorf("valid = %v", r.Valid)
+			if r.IsValid() != (len(tt.errors) == 0) {
+				t.Errorf("valid = %v", r.IsValid())
 			}
 			for _, it := range append(append(r.Errors, r.Warnings...), r.Info...) {
 				if it.SpecURL == "" || !strings.HasPrefix(it.Path, "/") && it.Path != "" {

@@ -39,7 +39,7 @@ func TestOfficialSourceUnavailable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Valid || r.Schema.Checked || r.Schema.Valid != nil || r.Schema.Error == "" || r.SchemaSource.Type != "official" {
+	if r.IsValid() || r.Schema.Checked || r.Schema.Valid != nil || r.Schema.Error == "" || r.SchemaSource.Type != "official" {
 		t.Errorf("want an unchecked schema and no verdict of valid: %s", mustJSON(r))
 	}
 	if len(r.Errors) != 0 {
@@ -79,7 +79,7 @@ func TestOfficialSourceCache(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !r.Valid || !r.Schema.Checked {
+	if !r.IsValid() || !r.Schema.Checked {
 		t.Errorf("want valid from the cached schemas: %s", mustJSON(r))
 	}
 }

@@ -296,7 +296,7 @@ func TestPagesInChromium(t *testing.T) {
 		{name: "directory-category", path: "/directory/footwear/", status: 200, want: "Footwear stores"},
 		{name: "store", path: "/stores/" + buyer + "/", status: 200, want: "Every rail"},
 		{name: "store-blocked", path: "/stores/" + blocked + "/", status: 200, want: "Blocked the check"},
-		{name: "store-live", path: ans.ResultURL, status: 200, want: "live check made after the latest snapshot"},
+		{name: "store-live", path: ans.ResultURL, status: 200, want: "Newer live check"},
 		{name: "store-unknown", path: "/stores/never-checked.test/", status: 404, want: "No saved check of never-checked.test"},
 		{name: "leaderboard", path: "/leaderboard/", status: 200, want: "Unverified outside submissions"},
 		{name: "weekly", path: "/weekly/", status: 200, want: "Every edition"},

@@ -460,6 +460,9 @@ func linkResolves(files map[string][]byte, link string) bool {
 	p, _, _ := strings.Cut(link, "?")
 	p, _, _ = strings.Cut(p, "#")
 	switch {
+	case strings.HasPrefix(p, "/stores/") && strings.HasSuffix(p, "/"+BadgeFile):
+		// The badge of a store that has a page: drawn by the server.
+		return files[strings.TrimPrefix(strings.TrimSuffix(p, BadgeFile), "/")] != nil
 	case strings.HasPrefix(p, "/stores/"):
 		return files[strings.TrimPrefix(p, "/")] != nil // rendered by the server
 	case strings.HasSuffix(p, "/"):
@@ -715,8 +718,30 @@ func TestRenderForServer(t *testing.T) {
 	if err := RenderStore(&buf, site, &Store{Host: "live.test", Live: true, AgentsCanBuy: &yes, CartLink: &yes}); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(buf.String(), "live check made after") || !strings.Contains(buf.String(), `href="/x/directory/"`) {
+	if !strings.Contains(buf.String(), "this page shows its live check") || !strings.Contains(buf.String(), `href="/x/directory/"`) {
 		t.Error("the live page does not say it is a live check, or ignores the base path")
+	}
+	// A snapshot's page with a newer live check beside it, the brand's
+	// section and the badge.
+	buf.Reset()
+	verdict, no := "agents_can_buy", false
+	at := time.Date(2026, 11, 20, 9, 30, 0, 0, time.UTC)
+	if err := RenderStore(&buf, site, &Store{Host: "shop.test", Verdict: &verdict, AgentsCanBuy: &yes, CartLink: &yes,
+		LiveCheck: &LiveCheck{CheckedAt: at, Reachable: &yes, CartLink: &no}}); err != nil {
+		t.Fatal(err)
+	}
+	page := buf.String()
+	for _, want := range []string{`id="live-check"`, `datetime="2026-11-20T09:30:00Z"`, "Not returned", `id="claim"`,
+		`src="/x/stores/shop.test/badge.svg"`, "no way to submit a statement yet", "this page shows its live check"} {
+		if want == "this page shows its live check" {
+			if strings.Contains(page, want) {
+				t.Error("a snapshot's page says it is a live check's")
+			}
+			continue
+		}
+		if !strings.Contains(page, want) {
+			t.Errorf("the store page with a newer live check lacks %q", want)
+		}
 	}
 	buf.Reset()
 	if err := RenderUnknownStore(&buf, site, UnknownStore{Host: "new.test"}); err != nil {

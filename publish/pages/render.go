@@ -139,6 +139,7 @@ var funcs = template.FuncMap{
 	"robotWord": robotWord,
 	"outcome":   outcomeOf,
 	"dirRows":   dirRows,
+	"storeURL":  StoreURL,
 }
 
 // when is a time for people: UTC, to the minute, no seconds.

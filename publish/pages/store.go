@@ -72,9 +72,37 @@ type Store struct {
 	PolicyReturns, PolicyShipping    *bool
 	PolicyPrivacy, PolicyTerms       *bool
 	FixCode, Fix                     *string
+	// LiveCheck is a live check newer than the snapshot, shown beside the
+	// snapshot's answer, which it does not change; nil when there is none.
+	LiveCheck *LiveCheck
 
 	rails []Rail // Rails, once read
 }
+
+// LiveCheck is what a live plain-HTTP check (GET /api/agent-checkout)
+// made after the snapshot measured, and when. It is the store card's
+// liveCheck; a nil field is unmeasured.
+type LiveCheck struct {
+	CheckedAt                  time.Time
+	Reachable, Blocked         *bool
+	CatalogAnswered            *bool
+	ProductFound, CartLink     *bool
+	UCPStatus                  *string
+	WebMCP, StorefrontMCP      *bool
+	RobotsStatus, FixCode, Fix *string
+}
+
+// UCPWords is the live check's UCP profile status in words.
+func (l *LiveCheck) UCPWords() Tri {
+	st := derefStr(l.UCPStatus)
+	if st == "" || st == "not_checked" {
+		st = "not_measured"
+	}
+	return railWords(st)
+}
+
+// BadgePath is the address of the store's badge.
+func (s *Store) BadgePath() string { return StoreURL(s.Host) + BadgeFile }
 
 // unknownSources are the sources the directory does not vouch for: their
 // stores are answered with known false (spec 2.2) and are not listed.
@@ -278,8 +306,16 @@ func (s *Store) Blockers() []Blocker {
 			disallowed = append(disallowed, a)
 		}
 	}
-	if len(disallowed) > 0 {
+	// Verdicts count only when a robots.txt answered (status ok, or error
+	// for a 5xx, which RFC 9309 reads as complete disallow); one that got
+	// no answer at all is unmeasured and stops no one.
+	switch {
+	case len(disallowed) == 0:
+	case derefStr(s.RobotsStatus) == "ok":
 		add("robots_disallows_agents", "robots.txt disallows "+strings.Join(disallowed, ", ")+" at /.")
+	case derefStr(s.RobotsStatus) == "error":
+		add("robots_disallows_agents", "robots.txt answered a server error, which RFC 9309 tells agents to read as disallowing everything: "+
+			strings.Join(disallowed, ", ")+" may not load /.")
 	}
 	if isTrue(s.CatalogThrottled) {
 		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")

@@ -34,7 +34,7 @@ func (v *Validation) Verdict() Tri {
 	case ucp.VerdictMissing:
 		return mark("no", "No UCP profile is served there")
 	case ucp.VerdictUnreachable:
-		return mark("no", "The profile could not be read")
+		return mark("unknown", "No verdict: the profile could not be read")
 	}
 	return mark("unknown", v.Report.Verdict())
 }
