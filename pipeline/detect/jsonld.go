@@ -356,9 +356,10 @@ func offers(v any, depth int) []Offer {
 		for _, t := range typesOf(m) {
 			agg = agg || strings.EqualFold(t, "AggregateOffer")
 		}
+		cur := strings.ToUpper(str(m["priceCurrency"], 16))
 		o := Offer{
-			Price:           parsePrice(m["price"]),
-			Currency:        strings.ToUpper(str(m["priceCurrency"], 16)),
+			Price:           parsePriceIn(m["price"], cur),
+			Currency:        cur,
 			Availability:    schemaShortAny(m["availability"], availabilityNames),
 			PriceValidUntil: str(m["priceValidUntil"], 64),
 			ItemCondition:   schemaShortAny(m["itemCondition"], conditionNames),
@@ -372,11 +373,11 @@ func offers(v any, depth int) []Offer {
 				if !ok {
 					continue
 				}
-				if o.Price == "" {
-					o.Price = parsePrice(pm["price"])
-				}
 				if o.Currency == "" {
 					o.Currency = strings.ToUpper(str(pm["priceCurrency"], 16))
+				}
+				if o.Price == "" {
+					o.Price = parsePriceIn(pm["price"], o.Currency)
 				}
 				if o.Price != "" && o.Currency != "" {
 					break
@@ -385,9 +386,9 @@ func offers(v any, depth int) []Offer {
 		}
 		if agg {
 			if o.Price == "" {
-				o.Price = parsePrice(m["lowPrice"])
+				o.Price = parsePriceIn(m["lowPrice"], o.Currency)
 			}
-			o.HighPrice = parsePrice(m["highPrice"])
+			o.HighPrice = parsePriceIn(m["highPrice"], o.Currency)
 		}
 		if len(out) < maxOffers {
 			out = append(out, o)

@@ -210,22 +210,6 @@ func TestCompleteness(t *testing.T) {
 	}
 }
 
-func TestParsePrice(t *testing.T) {
-	tests := []struct {
-		in   any
-		want string
-	}{
-		{"19.99", "19.99"}, {"19,99", "19.99"}, {"1,299", "1299"}, {"1,299.50", "1299.50"}, {"1.299,50", "1299.50"},
-		{"€ 12", "12"}, {"12.00 EUR", "12.00"}, {"1.299.000", "1299000"}, {"0", ""}, {"0.00", ""}, {"-5", ""},
-		{"", ""}, {"free", ""}, {"1e3", ""}, {"10 to 20", ""}, {"1 299,00 €", "1299.00"}, {"CHF 1'299.–", "1299"}, {"0019.90", "19.90"}, {".5", "0.5"}, {12.5, "12.5"}, {nil, ""}, {true, ""},
-	}
-	for _, tt := range tests {
-		if got := parsePrice(tt.in); got != tt.want {
-			t.Errorf("parsePrice(%#v) = %q, want %q", tt.in, got, tt.want)
-		}
-	}
-}
-
 func TestMinorUnits(t *testing.T) {
 	tests := []struct {
 		amount string
