@@ -197,6 +197,9 @@ func detectWall(p *Page) Block {
 	}
 	if refused && (bodyHas("_pxAppId", "pxInit(", "_pxAction", "_pxUuid", "client.a.pxi.pub", "px-cdn.net", "px-cloud.net") != "" ||
 		hasCookie("_px") || headerHas(h, "X-PX-Authorization")) {
+		if containsFold(body, "press &amp; hold") || containsFold(body, "press & hold") {
+			return wall(VendorPerimeterX, ReasonCaptcha, fmt.Sprintf("status %d HUMAN Press & Hold page", st))
+		}
 		return wall(VendorPerimeterX, ReasonBlocked, fmt.Sprintf("status %d with PerimeterX markers", st))
 	}
 

@@ -209,6 +209,12 @@ func TestDetectBlock(t *testing.T) {
 			want: Block{Blocked: true, Reason: ReasonChallenge, Vendor: VendorVercel, Wall: true},
 		},
 		{
+			name: "HUMAN press and hold from its own CDN", status: 403,
+			body: `<html><head><title>Access to this page has been denied</title></head><body><p>Press &amp; Hold to confirm you are a human.</p>
+				<script src="https://captcha.px-cdn.net/PX1/captcha.js"></script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorPerimeterX, Wall: true},
+		},
+		{
 			name: "datadome x-dd-b captcha header", status: 403, header: hdr("X-DD-B", "2"),
 			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorDataDome, Wall: true},
 		},
