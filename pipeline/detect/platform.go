@@ -89,6 +89,7 @@ var platformRules = []platformRule{
 	{PlatformShopify, "html", "/cdn/shop/", "", true},
 	{PlatformShopify, "html", "cdn.shopify.com", "", false},
 	{PlatformShopify, "html", "sdks.shopifycdn.com", "", false},
+	{PlatformShopify, "html", "window.Shopify", "", false},
 
 	{PlatformWooCommerce, "html", "wp-content/plugins/woocommerce", "", true},
 	{PlatformWooCommerce, "body-class", "woocommerce", "", true},
@@ -115,6 +116,7 @@ var platformRules = []platformRule{
 	{PlatformMagento, "cookie", "X-Magento-Vary", "", true},
 	{PlatformMagento, "html", "/skin/frontend/", "", false},
 	{PlatformMagento, "html", "static/_requirejs", "", false},
+	{PlatformMagento, "cookie", "frontend", "", false},
 
 	{PlatformBigCommerce, "host", ".mybigcommerce.com", "", true},
 	{PlatformBigCommerce, "meta-value", "platform", "bigcommerce", true},
@@ -152,6 +154,7 @@ var platformRules = []platformRule{
 	{PlatformSquarespace, "html", "SQUARESPACE_ROLLUPS", "", true},
 	{PlatformSquarespace, "html", "static1.squarespace.com", "", false},
 	{PlatformSquarespace, "html", "assets.squarespace.com", "", false},
+	{PlatformSquarespace, "html", "images.squarespace-cdn.com", "", false},
 
 	{PlatformWix, "header", "X-Wix-Request-Id", "", true},
 	{PlatformWix, "header", "X-Wix-Renderer-Server", "", true},
@@ -160,6 +163,7 @@ var platformRules = []platformRule{
 	{PlatformWix, "html", "wixBiSession", "", true},
 	{PlatformWix, "html", "wixPerformanceMeasurements", "", true},
 	{PlatformWix, "html", "static.parastorage.com", "", true},
+	{PlatformWix, "html", "wixstores", "", true},
 	{PlatformWix, "html", "static.wixstatic.com", "", false},
 }
 

@@ -31,6 +31,7 @@ func TestPlatformFingerprints(t *testing.T) {
 		{source: "Shopify cookies _shopify_sa_p", header: hdr("Set-Cookie", "_shopify_sa_p=; Path=/"), platform: PlatformShopify, strength: StrengthStrong},
 		{source: "Shopify cookies _shopify_y", header: hdr("Set-Cookie", "_shopify_y=abc; Path=/"), platform: PlatformShopify, strength: StrengthStrong},
 		{source: "Shopify js ShopifyAnalytics", html: `<script>window.ShopifyAnalytics = window.ShopifyAnalytics || {};</script>`, platform: PlatformShopify, strength: StrengthStrong},
+		{source: "Shopify js Shopify (confidence 25: weak)", html: `<script>window.Shopify = window.Shopify || {};</script>`, platform: PlatformShopify, strength: StrengthWeak},
 		{source: "Shopify scriptSrc cdn\\.shopify\\.com (weak: a buy button on any site loads it)", html: `<script src="https://cdn.shopify.com/s/trekkie.storefront.min.js"></script>`, platform: PlatformShopify, strength: StrengthWeak},
 		{source: "Shopify scriptSrc sdks\\.shopifycdn\\.com (weak: the Buy Button SDK)", html: `<script src="https://sdks.shopifycdn.com/buy-button/latest/buy-button-storefront.min.js"></script>`, platform: PlatformShopify, strength: StrengthWeak},
 		{source: "issue 18: the <shopify-accelerated-checkout> element", html: `<shopify-accelerated-checkout recommendation="{}" fallback="{}"></shopify-accelerated-checkout>`, platform: PlatformShopify, strength: StrengthStrong},
@@ -54,6 +55,7 @@ func TestPlatformFingerprints(t *testing.T) {
 		{source: "Magento dom script[data-requiremodule*='Magento_']", html: `<script data-requiremodule="Magento_Ui/js/core/app" src="/x.js"></script>`, platform: PlatformMagento, strength: StrengthStrong},
 		{source: "Magento js Mage (Magento 1)", html: `<script>Mage.Cookies.path = '/';</script>`, platform: PlatformMagento, strength: StrengthStrong},
 		{source: "Magento js VarienForm (Magento 1)", html: `<script>var dataForm = new VarienForm('form-validate', true);</script>`, platform: PlatformMagento, strength: StrengthStrong},
+		{source: "Magento cookies frontend (confidence 50: weak)", header: hdr("Set-Cookie", "frontend=abc; path=/"), platform: PlatformMagento, strength: StrengthWeak},
 		{source: "Magento scriptSrc skin/frontend/ (confidence 50: weak)", html: `<script src="/skin/frontend/rwd/default/js/app.js"></script>`, platform: PlatformMagento, strength: StrengthWeak},
 
 		// s.json "Salesforce Commerce Cloud"
@@ -84,6 +86,7 @@ func TestPlatformFingerprints(t *testing.T) {
 		{source: "Squarespace headers server Squarespace", header: hdr("Server", "Squarespace"), platform: PlatformSquarespace, strength: StrengthStrong},
 		{source: "Squarespace js Static.SQUARESPACE_CONTEXT", html: `<script>Static.SQUARESPACE_CONTEXT = {"templateVersion":"7.1"};</script>`, platform: PlatformSquarespace, strength: StrengthStrong},
 		{source: "Squarespace Commerce js SQUARESPACE_ROLLUPS.squarespace-commerce", html: `<script>SQUARESPACE_ROLLUPS['squarespace-commerce'] = {};</script>`, platform: PlatformSquarespace, strength: StrengthStrong},
+		{source: "Squarespace images from images.squarespace-cdn.com (weak)", html: `<img src="https://images.squarespace-cdn.com/content/v1/abc/x.jpg">`, platform: PlatformSquarespace, strength: StrengthWeak},
 		{source: "Squarespace Commerce scriptSrc assets.squarespace (weak)", html: `<script src="https://assets.squarespace.com/universal/scripts-compressed/commerce-abc-min.en-US.js"></script>`, platform: PlatformSquarespace, strength: StrengthWeak},
 
 		// w.json "Wix", "Wix eCommerce"
@@ -94,6 +97,7 @@ func TestPlatformFingerprints(t *testing.T) {
 		{source: "Wix js wixBiSession", html: `<script>var wixBiSession = {};</script>`, platform: PlatformWix, strength: StrengthStrong},
 		{source: "Wix js wixPerformanceMeasurements", html: `<script>window.wixPerformanceMeasurements = [];</script>`, platform: PlatformWix, strength: StrengthStrong},
 		{source: "Wix scriptSrc static\\.parastorage\\.com", html: `<script src="https://static.parastorage.com/services/wix-thunderbolt/dist/main.js"></script>`, platform: PlatformWix, strength: StrengthStrong},
+		{source: "Wix eCommerce dom #wix-viewer-model text wixstores", html: `<script type="application/json" id="wix-viewer-model">{"siteFeatures":["wixstores"]}</script>`, platform: PlatformWix, strength: StrengthStrong},
 		{source: "Wix eCommerce scripts static\\.wixstatic\\.com (weak: images hot-linked elsewhere)", html: `<img src="https://static.wixstatic.com/media/abc.jpg">`, platform: PlatformWix, strength: StrengthWeak},
 
 		// w.json "WooCommerce"

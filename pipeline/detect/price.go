@@ -361,7 +361,7 @@ func isDash(r rune) bool { return r == '-' || r == '\u2013' || r == '\u2014' }
 var (
 	zeroDecimalCurrencies = setOf("BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF",
 		"UGX", "UYI", "VND", "VUV", "XAF", "XOF", "XPF",
-		"COP", "HUF", "IDR", "IRR", "KHR", "LAK", "LBP", "MMK", "MNT", "SYP", "TZS", "UZS")
+		"ARS", "COP", "HUF", "IDR", "IRR", "KHR", "KZT", "LAK", "LBP", "MMK", "MNT", "NGN", "RSD", "SYP", "TZS", "UZS")
 	threeDecimalCurrencies = setOf("BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND")
 )
 

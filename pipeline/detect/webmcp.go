@@ -289,6 +289,7 @@ func toolNameAfter(js []byte) string {
 // objLit is what scanObject reads of an object literal's top level.
 type objLit struct {
 	name      string   // the literal string value of a "name" key
+	nameVar   string   // the identifier a "name" key holds instead
 	tools     int      // index of the value of a "tools" key, or -1
 	toolsVar  string   // the identifier of a shorthand {tools}
 	spreads   []string // identifiers spread into it: {...spec}
@@ -315,6 +316,14 @@ func scanObject(js []byte, i int) objLit {
 				if o.name == "" {
 					if n, ok := nameValue(js[:limit], after); ok {
 						o.name = n
+					} else if v < limit && isIdentStart(js[v]) {
+						e := v
+						for e < limit && isIdentPart(js[e]) {
+							e++
+						}
+						if k := skipJSSpace(js[:limit], e); k < limit && (js[k] == ',' || js[k] == '}') {
+							o.nameVar = string(js[v:e]) // {name: SEARCH_TOOL}
+						}
 					}
 				}
 			case "tools":
@@ -386,7 +395,13 @@ func nameValue(js []byte, i int) (string, bool) {
 	if i >= len(js) || js[i] != ':' {
 		return "", false
 	}
-	i = skipJSSpace(js, i+1)
+	return literalName(js, i+1)
+}
+
+// literalName reads a string literal at js[i:] (after white space) that
+// can be a tool name.
+func literalName(js []byte, i int) (string, bool) {
+	i = skipJSSpace(js, i)
 	if i >= len(js) || (js[i] != '"' && js[i] != '\'' && js[i] != '`') {
 		return "", false
 	}

@@ -48,6 +48,11 @@ func (r *toolResolver) argNames(i, depth int) []string {
 		if o.name != "" {
 			return []string{o.name}
 		}
+		if o.nameVar != "" {
+			if n := r.stringConst(o.nameVar); n != "" {
+				return []string{n}
+			}
+		}
 		// {...spec, execute}: the spread object's name (one per call of a
 		// wrapper whose parameter spec is).
 		for _, s := range o.spreads {
@@ -101,6 +106,29 @@ func (r *toolResolver) contextNames(i, depth int) []string {
 		return r.identNames(o.toolsVar, i, depth+1)
 	}
 	return nil
+}
+
+// stringConst finds `id = "literal"` in the script and returns the
+// literal, or "".
+func (r *toolResolver) stringConst(id string) string {
+	if r.steps >= maxResolveSteps || jsKeywords[id] {
+		return ""
+	}
+	r.steps++
+	js := r.js
+	for _, at := range identHits(js, id) {
+		if at > 0 && js[at-1] == '.' {
+			continue
+		}
+		j := skipJSSpace(js, at+len(id))
+		if j >= len(js) || js[j] != '=' || (j+1 < len(js) && (js[j+1] == '=' || js[j+1] == '>')) {
+			continue
+		}
+		if v, ok := literalName(js, j+1); ok {
+			return v
+		}
+	}
+	return ""
 }
 
 // arrayNames reads the elements of the array literal at js[i] ('[').

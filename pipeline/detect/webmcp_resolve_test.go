@@ -92,6 +92,16 @@ func TestWebMCPToolsBuiltOutsideTheCall(t *testing.T) {
 			kinds: []string{WebMCPLegacy},
 		},
 		{
+			name:  "a name held in a const string",
+			js:    `const SEARCH = "search-catalog"; document.modelContext.registerTool({name: SEARCH, execute() {}});`,
+			tools: []string{"search-catalog"},
+		},
+		{
+			name:  "a for-of over an array literal",
+			js:    `const a = {name: "one"}; for (const t of [a, {name: "two"}]) navigator.modelContext.registerTool(t);`,
+			tools: []string{"one", "two"},
+		},
+		{
 			name: "a factory call, a member and a fetched list stay unread",
 			js: `document.modelContext.registerTool(makeTool("x"));
 				document.modelContext.registerTool(registry.search);
