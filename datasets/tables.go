@@ -40,7 +40,7 @@ var StoreAnswers = &Table{
 		hostColumn,
 		opt("name", String, "Store name as listed in the directory."),
 		opt("category", String, "Directory category slug (for example apparel, footwear, beauty)."),
-		opt("platform", String, "Detected commerce platform (shopify, woocommerce, magento, bigcommerce or custom); null when the homepage could not be checked as a shop."),
+		opt("platform", String, "Detected commerce platform (shopify, woocommerce, magento, bigcommerce, salesforce_commerce_cloud, shopware, prestashop, squarespace, wix or custom); null when the homepage could not be checked as a shop."),
 		req("source", String, "How the store entered the dataset; see stores.source."),
 		opt("agents_can_buy", Bool, "True when either buy lane reached checkout or the cart; false when a lane was measured and none reached it. Not a completed order; null when neither lane was measured."),
 		opt("buy_agent_catalog", Bool, "buy.agent_catalog lane: the plain-HTTP hosted-platform catalog/cart check returned a checkout link (cart_link) and the UCP profile is valid (ucp_valid). False when either was measured and failed; null otherwise. Not a browser session."),

@@ -91,6 +91,7 @@ func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
 			// (rate_limited, forbidden, payment_required).
 			res.BlockStatus.Reason = block.Reason
 			res.BlockStatus.Vendor = block.Vendor
+			res.BlockStatus.Kind = block.Reason
 			if block.Wall && block.Vendor != "" {
 				res.BlockStatus.Reason = block.Vendor
 			}

@@ -44,9 +44,13 @@ type Result struct {
 
 // BlockStatus says whether the store's edge refused the check.
 type BlockStatus struct {
-	Blocked *bool  `json:"blocked"` // nil when the homepage could not be fetched at all
-	Reason  string `json:"reason"`
-	Vendor  string `json:"vendor,omitempty"`
+	Blocked *bool `json:"blocked"` // nil when the homepage could not be fetched at all
+	// Reason is the wall's vendor when one was recognised, else Kind.
+	Reason string `json:"reason"`
+	Vendor string `json:"vendor,omitempty"`
+	// Kind is what the refusal was whatever its vendor: challenge, captcha,
+	// blocked, rate_limited, payment_required or forbidden.
+	Kind string `json:"kind,omitempty"`
 	// RobotsAllowAll is true when the block stands behind a robots.txt that
 	// allows the agents: the edge refuses what robots.txt permits.
 	EdgeBlockBehindAllowAll bool `json:"edgeBlockBehindAllowAll,omitempty"`

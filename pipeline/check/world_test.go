@@ -20,13 +20,14 @@ import (
 func worldEngine(t testing.TB, n int) (*fixtures.World, *check.Engine, bool) {
 	t.Helper()
 	world := fixtures.Generate(1, n)
-	// Slow stores answer after 1.5 s; the client gives up after 1 s.
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	// Slow stores answer after 4 s; the client gives up after 2 s, which
+	// leaves every other store room to answer on a loaded machine.
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 4 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

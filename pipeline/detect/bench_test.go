@@ -120,3 +120,20 @@ func BenchmarkAllPageDetectors(b *testing.B) {
 		FindPolicies(p)
 	}
 }
+
+// BenchmarkScanScriptHostile is a first-party script built to make the tool
+// resolver work hardest: a megabyte of wrapper calls, loops and short
+// identifiers. It must stay within a few times a plain scan.
+func BenchmarkScanScriptHostile(b *testing.B) {
+	var s strings.Builder
+	s.WriteString("const mc = navigator.modelContext;\n")
+	for s.Len() < 1<<20 {
+		s.WriteString("function w(t){mc.registerTool({...t})} w(a); w(t); const a=[t,a,w,[a,[t]]]; a.forEach(t=>mc.registerTool(t)); t=a;\n")
+	}
+	js := []byte(s.String())
+	b.SetBytes(int64(len(js)))
+	b.ReportAllocs()
+	for b.Loop() {
+		ScanScript("hostile.js", js)
+	}
+}

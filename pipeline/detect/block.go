@@ -33,6 +33,7 @@ const (
 	VendorAWSWAF     = "aws_waf"
 	VendorDataDome   = "datadome"
 	VendorSiteGround = "siteground"
+	VendorVercel     = "vercel"
 )
 
 // Block says whether a response refused the client, and why.
@@ -104,35 +105,67 @@ func DetectBlock(p *Page) Block {
 func detectWall(p *Page) Block {
 	st, h, body := p.Status, p.Header, p.Body
 	title := strings.ToLower(p.Title)
+	heading := strings.ToLower(p.doc.h1)
+	refused := st >= 400
 	cookies := cookieNames(h)
-	hasCookie := func(prefix string) bool {
+	hasCookie := func(prefixes ...string) bool {
 		for _, c := range cookies {
-			if strings.HasPrefix(strings.ToLower(c), prefix) {
-				return true
+			for _, pre := range prefixes {
+				if strings.HasPrefix(strings.ToLower(c), pre) {
+					return true
+				}
 			}
 		}
 		return false
+	}
+	bodyHas := func(markers ...string) string {
+		for _, m := range markers {
+			if contains(body, m) {
+				return m
+			}
+		}
+		return ""
+	}
+	says := func(phrases ...string) string {
+		for _, ph := range phrases {
+			if strings.Contains(title, ph) || strings.Contains(heading, ph) {
+				return ph
+			}
+		}
+		return ""
 	}
 	wall := func(vendor, reason string, ev ...string) Block {
 		return Block{Blocked: true, Reason: reason, Vendor: vendor, Evidence: ev}
 	}
 
-	// Cloudflare.
+	// Cloudflare. A challenge that shows a Turnstile widget, or an
+	// interactive one, asks the visitor to solve it: a captcha.
+	cfReason := ReasonChallenge
+	if bodyHas("cf-turnstile", "challenges.cloudflare.com/turnstile", "/turnstile/", "cType: 'interactive'", `cType:"interactive"`,
+		"cf-hcaptcha-container", "cf_captcha_kind") != "" {
+		cfReason = ReasonCaptcha
+	}
 	if headerContainsFold(h, "Cf-Mitigated", "challenge") {
-		return wall(VendorCloudflare, ReasonChallenge, "header cf-mitigated: challenge")
+		return wall(VendorCloudflare, cfReason, "header cf-mitigated: challenge")
 	}
-	if contains(body, "_cf_chl_opt") {
-		return wall(VendorCloudflare, ReasonChallenge, "body contains _cf_chl_opt")
-	}
-	if strings.HasPrefix(title, "just a moment") {
-		return wall(VendorCloudflare, ReasonChallenge, fmt.Sprintf("title %q", p.Title))
-	}
-	if cfChallengePath(body) {
-		return wall(VendorCloudflare, ReasonChallenge, "body loads /cdn-cgi/challenge-platform/ (not the jsd script)")
-	}
-	if st == http.StatusForbidden && (strings.Contains(title, "attention required! | cloudflare") ||
+	if st == http.StatusForbidden && cfReason != ReasonCaptcha && (strings.Contains(title, "attention required! | cloudflare") ||
 		contains(body, "cf-error-details") || contains(body, "Sorry, you have been blocked")) {
 		return wall(VendorCloudflare, ReasonBlocked, "Cloudflare block page")
+	}
+	if m := bodyHas("_cf_chl_opt", "__cf_chl_", "cf-browser-verification", "jschl-answer", "/cdn-cgi/l/chk_jschl", "cf_chl_prog"); m != "" {
+		return wall(VendorCloudflare, cfReason, "body contains "+m)
+	}
+	if ph := says("just a moment", "attention required! | cloudflare", "please wait... | cloudflare", "checking your browser before accessing",
+		"checking if the site connection is secure"); ph != "" && (strings.HasPrefix(title, ph) || refused || cloudflareEdge(h) || contains(body, "/cdn-cgi/")) {
+		return wall(VendorCloudflare, cfReason, fmt.Sprintf("page says %q", ph))
+	}
+	if cfChallengePath(body) {
+		return wall(VendorCloudflare, cfReason, "body loads /cdn-cgi/challenge-platform/ (not the jsd script)")
+	}
+
+	// Vercel's attack challenge mode.
+	if headerContainsFold(h, "X-Vercel-Mitigated", "challenge") {
+		return wall(VendorVercel, ReasonChallenge, "header x-vercel-mitigated: challenge")
 	}
 
 	// SiteGround answers 202 and sends the browser to its captcha.
@@ -143,20 +176,31 @@ func detectWall(p *Page) Block {
 		return wall(VendorSiteGround, ReasonCaptcha, fmt.Sprintf("status %d pointing to /.well-known/sgcaptcha/", st))
 	}
 
-	// DataDome.
+	// DataDome. x-dd-b is 1 for a soft challenge, 2 for a captcha.
 	if contains(body, "captcha-delivery.com") {
 		return wall(VendorDataDome, ReasonCaptcha, "captcha from captcha-delivery.com")
 	}
-	if st == http.StatusForbidden && (hasCookie("datadome") || headerHas(h, "X-DataDome") || headerHas(h, "X-DD-B")) {
-		return wall(VendorDataDome, ReasonBlocked, "status 403 with DataDome cookie or header")
+	switch strings.TrimSpace(h.Get("X-DD-B")) {
+	case "1":
+		return wall(VendorDataDome, ReasonChallenge, "header x-dd-b: 1")
+	case "2":
+		return wall(VendorDataDome, ReasonCaptcha, "header x-dd-b: 2")
+	}
+	if refused && (hasCookie("datadome") || headerHas(h, "X-DataDome") || headerHas(h, "X-DataDome-CID") ||
+		headerHas(h, "X-DD-B") || headerContainsFold(h, "Server", "datadome") || bodyHas("ct.datadome.co", "ddjskey") != "") {
+		return wall(VendorDataDome, ReasonBlocked, fmt.Sprintf("status %d with DataDome cookie, header or script", st))
 	}
 
 	// PerimeterX / HUMAN.
 	if contains(body, "perimeterx.com/whywasiblocked") || contains(body, "px-captcha") || contains(body, "_pxCaptcha") {
 		return wall(VendorPerimeterX, ReasonCaptcha, "PerimeterX block page")
 	}
-	if st == http.StatusForbidden && (contains(body, "_pxAppId") || hasCookie("_px")) {
-		return wall(VendorPerimeterX, ReasonBlocked, "status 403 with PerimeterX markers")
+	if refused && (bodyHas("_pxAppId", "pxInit(", "_pxAction", "_pxUuid", "client.a.pxi.pub", "px-cdn.net", "px-cloud.net") != "" ||
+		hasCookie("_px") || headerHas(h, "X-PX-Authorization")) {
+		if containsFold(body, "press &amp; hold") || containsFold(body, "press & hold") {
+			return wall(VendorPerimeterX, ReasonCaptcha, fmt.Sprintf("status %d HUMAN Press & Hold page", st))
+		}
+		return wall(VendorPerimeterX, ReasonBlocked, fmt.Sprintf("status %d with PerimeterX markers", st))
 	}
 
 	// Imperva / Incapsula (and Distil, now Imperva bot protection).
@@ -166,18 +210,19 @@ func detectWall(p *Page) Block {
 	if strings.Contains(title, "pardon our interruption") {
 		return wall(VendorImperva, ReasonChallenge, fmt.Sprintf("title %q", p.Title))
 	}
-	if contains(body, "_Incapsula_Resource") && (st >= 400 || len(body) < 8<<10) {
+	if contains(body, "_Incapsula_Resource") && (refused || len(body) < 8<<10) {
 		return wall(VendorImperva, ReasonChallenge, "small page loading _Incapsula_Resource")
 	}
-	if st == http.StatusForbidden && (hasCookie("incap_ses") || hasCookie("visid_incap")) {
-		return wall(VendorImperva, ReasonBlocked, "status 403 with Incapsula cookies")
+	if refused && (hasCookie("incap_ses", "visid_incap", "reese84") || headerHas(h, "X-Iinfo") || impervaCDN(h) ||
+		bodyHas("incapsula.", "imperva.") != "") {
+		return wall(VendorImperva, ReasonBlocked, fmt.Sprintf("status %d with Imperva cookies, headers or script", st))
 	}
 
 	// Sucuri.
 	if headerHas(h, "X-Sucuri-Block") {
 		return wall(VendorSucuri, ReasonBlocked, "header X-Sucuri-Block")
 	}
-	if contains(body, "Sucuri WebSite Firewall") && (st >= 400 || contains(body, "Access Denied")) {
+	if containsFold(body, "sucuri website firewall") && (refused || containsFold(body, "access denied")) {
 		return wall(VendorSucuri, ReasonBlocked, "Sucuri WebSite Firewall page")
 	}
 	if st == http.StatusForbidden && headerHas(h, "X-Sucuri-ID") {
@@ -196,7 +241,7 @@ func detectWall(p *Page) Block {
 	case "block":
 		return wall(VendorAWSWAF, ReasonBlocked, "header x-amzn-waf-action: block")
 	}
-	if st >= 400 && contains(body, "AwsWafIntegration") {
+	if refused && (bodyHas("AwsWafIntegration", "awswaf", "aws-waf") != "" || hasCookie("aws-waf-token")) {
 		return wall(VendorAWSWAF, ReasonChallenge, "AWS WAF challenge script")
 	}
 
@@ -207,25 +252,32 @@ func detectWall(p *Page) Block {
 	if contains(body, "Access Denied") && contains(body, "Reference #") {
 		return wall(VendorAkamai, ReasonBlocked, "Access Denied page with Reference #")
 	}
-	if st == http.StatusForbidden && headerContainsFold(h, "Server", "akamaighost") {
-		return wall(VendorAkamai, ReasonBlocked, "status 403 from Server: AkamaiGHost")
+	if refused && (headerContainsFold(h, "Server", "akamaighost") || headerContainsFold(h, "Akamai-Cache-Status", "error") ||
+		hasCookie("_abck", "ak_bmsc", "bm_sz", "bm_sv") || bodyHas("bmak.", "/akam/") != "") {
+		return wall(VendorAkamai, ReasonBlocked, fmt.Sprintf("status %d with Akamai Bot Manager markers", st))
 	}
 
-	// Generic captcha and block pages.
-	heading := strings.ToLower(p.doc.h1)
-	for _, phrase := range captchaPhrases {
-		if strings.Contains(title, phrase) || strings.Contains(heading, phrase) {
-			return wall("", ReasonCaptcha, fmt.Sprintf("page says %q", phrase))
-		}
+	// Generic captcha and block pages. The vendor is named when the edge
+	// that served the page says who it is.
+	vendor := edgeVendor(h)
+	if ph := says(captchaPhrases...); ph != "" {
+		return wall(vendor, ReasonCaptcha, fmt.Sprintf("page says %q", ph))
 	}
-	if st >= 400 {
-		for _, m := range captchaWidgets {
-			if contains(body, m) {
-				return wall("", ReasonCaptcha, fmt.Sprintf("status %d page with %s", st, m))
-			}
-		}
+	if m := bodyHas(captchaWidgets...); m != "" && refused {
+		return wall(vendor, ReasonCaptcha, fmt.Sprintf("status %d page with %s", st, m))
+	}
+	// A page that is nothing but a captcha it runs at once: small, no shop
+	// in it, no way on. Working stores put widgets on contact forms, with
+	// the whole site around them, and run them on submit.
+	if m := bodyHas(captchaActive...); m != "" && len(body) < 32<<10 && len(p.doc.anchors) <= 3 && !hasStoreMarkup(p, Platform{}, 0) {
+		return wall(vendor, ReasonCaptcha, fmt.Sprintf("status %d page that only runs a captcha (%s)", st, m))
+	}
+	if ph := says(challengePhrases...); ph != "" && (refused || vendor != "") {
+		return wall(vendor, ReasonChallenge, fmt.Sprintf("page says %q", ph))
+	}
+	if refused {
 		if strings.Contains(title, "access denied") || strings.Contains(title, "request blocked") {
-			return wall("", ReasonBlocked, fmt.Sprintf("status %d with title %q", st, p.Title))
+			return wall(vendor, ReasonBlocked, fmt.Sprintf("status %d with title %q", st, p.Title))
 		}
 	}
 	return Block{}
@@ -235,12 +287,54 @@ func detectWall(p *Page) Block {
 var captchaPhrases = []string{
 	"captcha", "are you a robot", "are you human", "verify you are human", "verify you are a human",
 	"verifying you are human", "human verification", "bot verification", "checking your browser",
+	"confirm you are human", "prove you are human", "not a robot",
 }
 
-// captchaWidgets mark a captcha only on an error status: working stores put
-// reCAPTCHA and friends on contact and newsletter forms.
+// challengePhrases mark an interstitial that is not a captcha; they count
+// on a refusing status or from an edge that names itself.
+var challengePhrases = []string{"security check", "please wait", "one moment, please", "bot detected", "automated access"}
+
+// captchaWidgets mark a captcha only on an error status or on a page that
+// holds nothing else: working stores put reCAPTCHA and friends on contact
+// and newsletter forms.
 var captchaWidgets = []string{
-	"g-recaptcha", "recaptcha/api.js", "h-captcha", "hcaptcha.com", "challenges.cloudflare.com/turnstile", "cf-turnstile",
+	"g-recaptcha", "recaptcha/api.js", "recaptcha/enterprise.js", "recaptcha.net/recaptcha", "gstatic.com/recaptcha",
+	"h-captcha", "hcaptcha.com", "challenges.cloudflare.com/turnstile", "cf-turnstile",
+	"grecaptcha", "arkoselabs.com", "funcaptcha", "geetest", "frc-captcha", "friendlycaptcha.com", "friendlyChallenge",
+	"captcha.eu/", "CaptchaEU", "captchaeu", "turing.captcha", "TencentCaptcha",
+}
+
+// captchaActive are calls that run a captcha as the page loads.
+var captchaActive = []string{
+	"grecaptcha.render", "grecaptcha.execute", "grecaptcha.enterprise.render", "hcaptcha.render", "turnstile.render",
+}
+
+// edgeVendor names the bot-wall vendor an edge identifies itself as in its
+// headers, or "".
+func edgeVendor(h http.Header) string {
+	switch {
+	case cloudflareEdge(h):
+		return VendorCloudflare
+	case headerContainsFold(h, "Server", "akamaighost") || headerHas(h, "Akamai-GRN"):
+		return VendorAkamai
+	case headerContainsFold(h, "Server", "datadome") || headerHas(h, "X-DataDome-CID"):
+		return VendorDataDome
+	case impervaCDN(h) || headerHas(h, "X-Iinfo"):
+		return VendorImperva
+	case headerHas(h, "X-Sucuri-ID"):
+		return VendorSucuri
+	}
+	return ""
+}
+
+// cloudflareEdge reports a response served by Cloudflare.
+func cloudflareEdge(h http.Header) bool {
+	return headerContainsFold(h, "Server", "cloudflare") || headerHas(h, "CF-RAY")
+}
+
+// impervaCDN reports X-CDN: Incapsula or Imperva.
+func impervaCDN(h http.Header) bool {
+	return headerContainsFold(h, "X-CDN", "incapsula") || headerContainsFold(h, "X-CDN", "imperva")
 }
 
 // cfChallengePath reports a reference to Cloudflare's challenge platform

@@ -151,6 +151,78 @@ func TestDetectBlock(t *testing.T) {
 			body: store + `<form action="/contact"><div class="g-recaptcha"></div></form>`,
 			want: Block{},
 		},
+		// Issue 18: Cloudflare Bot Fight Mode, vendors named by the edge,
+		// captchas reported as captchas.
+		{
+			name: "cloudflare bot fight mode 503, the moment in a heading", status: 503, header: hdr("Server", "cloudflare", "CF-RAY", "8f3a-IAD"),
+			body: `<html><head><meta name="robots" content="noindex"></head><body><h1>Just a moment...</h1>
+				<script>(function(){window.__CF$cv$params={r:'8f3a',t:'MTc'};var a=document.createElement('script');
+				a.src='/cdn-cgi/challenge-platform/scripts/jsd/main.js';document.head.appendChild(a);})();</script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonChallenge, Vendor: VendorCloudflare, Wall: true},
+		},
+		{
+			name: "cloudflare bot fight mode 503 with the title", status: 503, header: hdr("Server", "cloudflare"),
+			body: `<!DOCTYPE html><html lang="en-US"><head><title>Just a moment...</title></head><body><noscript>Enable JavaScript and cookies to continue</noscript>
+				<script>window.__CF$cv$params={r:'8f',t:'MTc'};</script><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonChallenge, Vendor: VendorCloudflare, Wall: true},
+		},
+		{
+			name: "the jsd beacon on an origin 503 is not a wall", status: 503, header: hdr("Server", "cloudflare"),
+			body: `<html><head><title>Down for maintenance</title></head><body><h1>Back soon</h1>
+				<script>window.__CF$cv$params={r:'8f',t:'MTc'};</script><script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script></body></html>`,
+			want: Block{},
+		},
+		{
+			name: "a challenge served by Cloudflare names Cloudflare", status: 403, header: hdr("Server", "cloudflare"),
+			body: `<html><head><title>Verify you are human</title></head><body><p>Please wait.</p></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorCloudflare, Wall: true},
+		},
+		{
+			name: "a security check served by Cloudflare", status: 403, header: hdr("CF-RAY", "8f3a-IAD"),
+			body: `<html><head><title>Security check</title></head><body></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonChallenge, Vendor: VendorCloudflare, Wall: true},
+		},
+		{
+			name: "cloudflare turnstile challenge is a captcha", status: 403, header: hdr("Cf-Mitigated", "challenge"),
+			body: `<html><head><title>Just a moment...</title></head><body><div class="cf-turnstile" data-sitekey="0x4AAA"></div>
+				<script src="/cdn-cgi/challenge-platform/h/b/turnstile/if/ov2/src/x"></script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorCloudflare, Wall: true},
+		},
+		{
+			name: "recaptcha enterprise on an access denied page is a captcha", status: 403,
+			body: `<html><head><title>Access denied</title><script src="https://www.google.com/recaptcha/enterprise.js"></script></head><body></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Wall: true},
+		},
+		{
+			name: "hcaptcha on a 429", status: 429, header: hdr("Retry-After", "60"),
+			body: `<html><body><div class="h-captcha" data-sitekey="x"></div><script src="https://js.hcaptcha.com/1/api.js"></script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Wall: true, RetryAfter: "60"},
+		},
+		{
+			name: "a 200 page that only runs a captcha", status: 200,
+			body: `<html><head><title>One more step</title></head><body><div class="g-recaptcha" id="c"></div>
+				<script>grecaptcha.render("c", {sitekey: "k", callback: go})</script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Wall: true},
+		},
+		{
+			name: "vercel attack challenge mode", status: 429, header: hdr("X-Vercel-Mitigated", "challenge"),
+			want: Block{Blocked: true, Reason: ReasonChallenge, Vendor: VendorVercel, Wall: true},
+		},
+		{
+			name: "HUMAN press and hold from its own CDN", status: 403,
+			body: `<html><head><title>Access to this page has been denied</title></head><body><p>Press &amp; Hold to confirm you are a human.</p>
+				<script src="https://captcha.px-cdn.net/PX1/captcha.js"></script></body></html>`,
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorPerimeterX, Wall: true},
+		},
+		{
+			name: "datadome x-dd-b captcha header", status: 403, header: hdr("X-DD-B", "2"),
+			want: Block{Blocked: true, Reason: ReasonCaptcha, Vendor: VendorDataDome, Wall: true},
+		},
+		{
+			name: "sucuri firewall page, any case", status: 403,
+			body: `<html><head><title>Sucuri Website Firewall - Access Denied</title></head></html>`,
+			want: Block{Blocked: true, Reason: ReasonBlocked, Vendor: VendorSucuri, Wall: true},
+		},
 		{
 			name: "generic access denied page", status: 401,
 			body: `<html><head><title>Access Denied</title></head><body>No.</body></html>`,

@@ -178,6 +178,9 @@ func FuzzWebMCP(f *testing.F) {
 		`<base href="/x/"><script src="a.js"></script><script src="//cdn.other.example/b.js"></script>`,
 		`<script>document.modelContext.registerTool({name:"unterminated`,
 		`<script>document.modelContext.registerTool({/*`,
+		`<script>const t={name:"a"};function w(s){document.modelContext.registerTool({...s})};w(t);w({name:"b"})</script>`,
+		`<script>const ts=[{name:"a"},b];ts.forEach(x=>navigator.modelContext.registerTool(x));navigator.modelContext.provideContext({tools})</script>`,
+		`<script>let x={...x};let y=[y,x,[[[y]]]];document.modelContext.registerTool(y);x.push(x,x)</script>`,
 	}
 	for _, s := range seeds {
 		f.Add(s)
@@ -206,15 +209,17 @@ func checkWebMCP(t *testing.T, w WebMCP) {
 	if w.Detected && len(w.Evidence) == 0 {
 		t.Fatal("detected without evidence")
 	}
-	if !slices.IsSorted(w.Tools) || len(slices.Compact(slices.Clone(w.Tools))) != len(w.Tools) {
-		t.Fatalf("tools not sorted and unique: %q", w.Tools)
-	}
-	if len(w.Tools) > maxToolNames {
-		t.Fatalf("%d tools", len(w.Tools))
-	}
-	for _, n := range w.Tools {
-		if n == "" || len(n) > maxToolName {
-			t.Fatalf("bad tool name %q", n)
+	for _, tools := range [][]string{w.Tools, w.LegacyTools} {
+		if !slices.IsSorted(tools) || len(slices.Compact(slices.Clone(tools))) != len(tools) {
+			t.Fatalf("tools not sorted and unique: %q", tools)
+		}
+		if len(tools) > maxToolNames {
+			t.Fatalf("%d tools", len(tools))
+		}
+		for _, n := range tools {
+			if n == "" || len(n) > maxToolName {
+				t.Fatalf("bad tool name %q", n)
+			}
 		}
 	}
 }

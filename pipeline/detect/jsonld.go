@@ -29,13 +29,14 @@ const (
 
 // JSONLD is what the JSON-LD blocks of a page hold.
 type JSONLD struct {
-	// Blocks counts the <script type="application/ld+json"> elements read.
+	// Blocks counts the <script type="application/ld+json"> elements read
+	// that hold anything: an empty block is no block.
 	Blocks int `json:"blocks"`
 	// Invalid counts blocks that did not parse even leniently; a store can
 	// fix those.
 	Invalid int `json:"invalid"`
-	// Products are the Product, ProductGroup and IndividualProduct nodes
-	// found, in document order.
+	// Products are the product nodes found (Product and its schema.org
+	// subtypes, see productTypes), in document order.
 	Products []Product `json:"products,omitempty"`
 	// Types lists the distinct top-level @type values seen, for evidence
 	// when no product is found (e.g. only Organization and WebSite).
@@ -44,23 +45,29 @@ type JSONLD struct {
 
 // ExtractJSONLD reads every JSON-LD block of the page and returns the
 // products in them. Blocks are read leniently, as browsers and search
-// engines do: HTML comment and CDATA wrappers, JavaScript comments, raw
-// control characters inside strings and trailing commas are tolerated, and
-// one bad block does not hide the others.
+// engines do: HTML comment and CDATA wrappers, HTML comments beside the
+// JSON, JavaScript comments, raw control characters inside strings,
+// trailing commas and JSON encoded twice as a string are tolerated, and one
+// bad block does not hide the others. A block with nothing in it (white
+// space, comments, null or false as templates print them) is no block.
 func ExtractJSONLD(p *Page) JSONLD {
 	var out JSONLD
 	budget := maxWalkNodes
 	seenType := map[string]bool{}
+	parsed := 0
 	for _, s := range p.doc.scripts {
 		if !isJSONLDType(s.typ) {
 			continue
 		}
-		if out.Blocks >= maxJSONLDBlocks {
+		if parsed++; parsed > maxJSONLDBlocks {
 			break
 		}
+		vals, st := decodeLenient(s.text)
+		if st == ldEmpty {
+			continue
+		}
 		out.Blocks++
-		vals, ok := decodeLenient(s.text)
-		if !ok {
+		if st == ldInvalid {
 			out.Invalid++
 		}
 		for _, v := range vals {
@@ -88,19 +95,43 @@ func isJSONLDType(t string) bool {
 	return strings.TrimSpace(strings.ToLower(mt)) == "application/ld+json"
 }
 
-// decodeLenient decodes the JSON values in b after cleaning. ok is false
-// when the block holds nothing usable or its tail is broken; values decoded
-// before the break are still returned.
-func decodeLenient(b []byte) (vals []any, ok bool) {
+// ldStatus is what one JSON-LD block turned out to hold.
+type ldStatus int
+
+const (
+	ldEmpty   ldStatus = iota // nothing: white space, comments, null, false
+	ldOK                      // one or more objects or arrays
+	ldInvalid                 // JSON that does not parse even leniently
+)
+
+// decodeLenient decodes the JSON values in a block. An HTML comment in a
+// block is either a wrapper around the JSON ("<!-- {...} -->", read as the
+// JSON inside) or a note beside it ("<!-- made by X --> {...}", dropped);
+// the block is read the first way and, if that fails, the second. Values
+// decoded before a break are returned with ldInvalid.
+func decodeLenient(b []byte) ([]any, ldStatus) {
 	if len(b) > maxJSONLDBlockBytes {
-		return nil, false
+		return nil, ldInvalid
 	}
-	clean, ok := cleanJSON(b)
-	if !ok {
-		return nil, false
+	vals, st := decodeClean(b, false)
+	if st == ldInvalid && bytes.Contains(b, []byte("<!--")) {
+		if v2, st2 := decodeClean(b, true); st2 != ldInvalid {
+			return v2, st2
+		}
+	}
+	return vals, st
+}
+
+// decodeClean cleans b (dropping HTML comments whole when dropComments)
+// and decodes up to maxValuesPerBlock values from it.
+func decodeClean(b []byte, dropComments bool) ([]any, ldStatus) {
+	clean, st := cleanJSON(b, dropComments)
+	if st != ldOK {
+		return nil, st
 	}
 	dec := json.NewDecoder(bytes.NewReader(clean))
 	dec.UseNumber()
+	var vals []any
 	for len(vals) < maxValuesPerBlock {
 		var v any
 		err := dec.Decode(&v)
@@ -108,17 +139,35 @@ func decodeLenient(b []byte) (vals []any, ok bool) {
 			break
 		}
 		if err != nil {
-			return vals, false
+			return vals, ldInvalid
 		}
-		vals = append(vals, v)
+		if s, ok := v.(string); ok {
+			// JSON-LD encoded twice: a JSON string holding the document.
+			if t := strings.TrimSpace(s); strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[") {
+				if inner, st := decodeClean([]byte(t), dropComments); st == ldOK {
+					vals = append(vals, inner...)
+					continue
+				}
+			}
+		}
+		switch v.(type) {
+		case map[string]any, []any:
+			vals = append(vals, v)
+		}
+		// Scalars (null, false, numbers, strings) carry no data: a
+		// template that printed nothing.
 	}
-	return vals, len(vals) > 0
+	if len(vals) == 0 {
+		return nil, ldEmpty
+	}
+	return vals, ldOK
 }
 
 // cleanJSON removes what real JSON-LD blocks carry that JSON does not allow.
 // It also enforces maxJSONDepth, so the decoder never sees deeply nested
-// input. ok is false for an empty block or one nested too deep.
-func cleanJSON(b []byte) ([]byte, bool) {
+// input. The status is ldEmpty when nothing is left and ldInvalid when the
+// block is nested too deep.
+func cleanJSON(b []byte, dropComments bool) ([]byte, ldStatus) {
 	out := make([]byte, 0, len(b))
 	depth := 0
 	inStr := false
@@ -146,6 +195,13 @@ func cleanJSON(b []byte) ([]byte, bool) {
 			out = append(out, c)
 		case bytes.HasPrefix(rest, []byte("<!--")):
 			i += 3
+			if dropComments {
+				if j := bytes.Index(rest[4:], []byte("-->")); j >= 0 {
+					i += j + 3
+				} else {
+					i = len(b)
+				}
+			}
 		case bytes.HasPrefix(rest, []byte("-->")):
 			i += 2
 		case bytes.HasPrefix(rest, []byte("<![CDATA[")):
@@ -169,7 +225,7 @@ func cleanJSON(b []byte) ([]byte, bool) {
 		case c == '{' || c == '[':
 			depth++
 			if depth > maxJSONDepth {
-				return nil, false
+				return nil, ldInvalid
 			}
 			out = append(out, c)
 		case c == '}' || c == ']':
@@ -188,15 +244,19 @@ func cleanJSON(b []byte) ([]byte, bool) {
 		}
 	}
 	if len(bytes.TrimSpace(out)) == 0 {
-		return nil, false
+		return nil, ldEmpty
 	}
-	return out, true
+	return out, ldOK
 }
 
 func isJSONSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// productTypes are the @type values read as products.
-var productTypes = map[string]bool{"product": true, "productgroup": true, "individualproduct": true}
+// productTypes are the @type values read as products: Product and every
+// type below it in schema.org 30.0 (schemaorg-current-https-types.csv).
+// A node typed ["Product", "Vehicle"] is a product as much as one typed
+// "Product".
+var productTypes = setOf("product", "busorcoach", "car", "dietarysupplement", "drug", "individualproduct",
+	"motorcycle", "motorizedbicycle", "productcollection", "productgroup", "productmodel", "someproducts", "vehicle")
 
 // typesOf returns the short @type names of a node.
 func typesOf(m map[string]any) []string {
@@ -356,9 +416,10 @@ func offers(v any, depth int) []Offer {
 		for _, t := range typesOf(m) {
 			agg = agg || strings.EqualFold(t, "AggregateOffer")
 		}
+		cur := strings.ToUpper(str(m["priceCurrency"], 16))
 		o := Offer{
-			Price:           parsePrice(m["price"]),
-			Currency:        strings.ToUpper(str(m["priceCurrency"], 16)),
+			Price:           parsePriceIn(m["price"], cur),
+			Currency:        cur,
 			Availability:    schemaShortAny(m["availability"], availabilityNames),
 			PriceValidUntil: str(m["priceValidUntil"], 64),
 			ItemCondition:   schemaShortAny(m["itemCondition"], conditionNames),
@@ -372,11 +433,11 @@ func offers(v any, depth int) []Offer {
 				if !ok {
 					continue
 				}
-				if o.Price == "" {
-					o.Price = parsePrice(pm["price"])
-				}
 				if o.Currency == "" {
 					o.Currency = strings.ToUpper(str(pm["priceCurrency"], 16))
+				}
+				if o.Price == "" {
+					o.Price = parsePriceIn(pm["price"], o.Currency)
 				}
 				if o.Price != "" && o.Currency != "" {
 					break
@@ -385,9 +446,9 @@ func offers(v any, depth int) []Offer {
 		}
 		if agg {
 			if o.Price == "" {
-				o.Price = parsePrice(m["lowPrice"])
+				o.Price = parsePriceIn(m["lowPrice"], o.Currency)
 			}
-			o.HighPrice = parsePrice(m["highPrice"])
+			o.HighPrice = parsePriceIn(m["highPrice"], o.Currency)
 		}
 		if len(out) < maxOffers {
 			out = append(out, o)

@@ -11,6 +11,12 @@ const (
 	PlatformWooCommerce = "woocommerce"
 	PlatformMagento     = "magento"
 	PlatformBigCommerce = "bigcommerce"
+	// PlatformSFCC is Salesforce Commerce Cloud (formerly Demandware).
+	PlatformSFCC        = "salesforce_commerce_cloud"
+	PlatformShopware    = "shopware"
+	PlatformPrestaShop  = "prestashop"
+	PlatformSquarespace = "squarespace"
+	PlatformWix         = "wix"
 	// PlatformCustom means no known platform signature was seen: a custom
 	// build or a platform we do not recognise.
 	PlatformCustom = "custom"
@@ -30,7 +36,7 @@ const (
 // PlatformSignal is one platform signature seen in a response.
 type PlatformSignal struct {
 	Platform string `json:"platform"`
-	// Where is "header", "cookie" or "html".
+	// Where is "header", "cookie", "html" or "url".
 	Where string `json:"where"`
 	// Value is the header or cookie name, or the HTML marker.
 	Value  string `json:"value"`
@@ -48,27 +54,42 @@ type Platform struct {
 
 type platformRule struct {
 	platform string
-	where    string // header, header-value, cookie, cookie-prefix, html, html-fold, body-class, generator
-	key      string // header or cookie name, HTML marker
-	value    string // for header-value: the lower-case substring of the value
+	where    string // header, header-value, cookie, cookie-prefix, html, html-fold, body-class, generator, meta, meta-value, host
+	key      string // header, cookie or meta name, HTML marker, host suffix
+	value    string // for header-value and meta-value: the lower-case substring of the value
 	strong   bool
 }
 
-// platformRules are the signatures we know. HTML markers are matched case
-// sensitively unless the rule says otherwise: they are code, and matching
-// "shopify" loosely would count every blog post about Shopify.
+// platformRules are the signatures we know, after each platform's own
+// markup and the public fingerprints of Wappalyzer (enthec/webappanalyzer,
+// src/technologies). HTML markers are matched case sensitively unless the
+// rule says otherwise: they are code, and matching "shopify" loosely would
+// count every blog post about Shopify. A strong signal is one only that
+// platform produces; a weak one other sites can carry too (a CDN a widget
+// loads from, a generic API link).
 var platformRules = []platformRule{
 	{PlatformShopify, "header", "X-ShopId", "", true},
 	{PlatformShopify, "header", "X-Shopify-Stage", "", true},
 	{PlatformShopify, "header", "X-Sorting-Hat-ShopId", "", true},
 	{PlatformShopify, "header-value", "Powered-By", "shopify", true},
+	{PlatformShopify, "host", ".myshopify.com", "", true},
 	{PlatformShopify, "cookie", "_shopify_y", "", true},
 	{PlatformShopify, "cookie", "_shopify_s", "", true},
+	{PlatformShopify, "cookie", "_shopify_essential", "", true},
+	{PlatformShopify, "cookie", "_shopify_sa_p", "", true},
+	{PlatformShopify, "cookie", "_shopify_sa_t", "", true},
 	{PlatformShopify, "cookie", "cart_sig", "", false},
+	{PlatformShopify, "meta", "shopify-checkout-api-token", "", true},
+	{PlatformShopify, "meta", "shopify-digital-wallet", "", true},
+	{PlatformShopify, "html", "<shopify-accelerated-checkout", "", true},
 	{PlatformShopify, "html", "Shopify.shop", "", true},
 	{PlatformShopify, "html", "Shopify.theme", "", true},
+	{PlatformShopify, "html", "ShopifyAnalytics", "", true},
 	{PlatformShopify, "html", "shopify-section", "", true},
+	{PlatformShopify, "html", "/cdn/shop/", "", true},
 	{PlatformShopify, "html", "cdn.shopify.com", "", false},
+	{PlatformShopify, "html", "sdks.shopifycdn.com", "", false},
+	{PlatformShopify, "html", "window.Shopify", "", false},
 
 	{PlatformWooCommerce, "html", "wp-content/plugins/woocommerce", "", true},
 	{PlatformWooCommerce, "body-class", "woocommerce", "", true},
@@ -76,21 +97,79 @@ var platformRules = []platformRule{
 	{PlatformWooCommerce, "cookie-prefix", "woocommerce_", "", true},
 	{PlatformWooCommerce, "cookie-prefix", "wp_woocommerce_session_", "", true},
 	{PlatformWooCommerce, "html", "wp-json/wc/store", "", true},
+	{PlatformWooCommerce, "html", "wc_add_to_cart_params", "", true},
+	{PlatformWooCommerce, "html", "woocommerce_params", "", true},
 	{PlatformWooCommerce, "header-value", "Link", "rel=\"https://api.w.org/\"", false},
 
 	{PlatformMagento, "html", "mage/cookies.js", "", true},
 	{PlatformMagento, "html", "text/x-magento-init", "", true},
+	{PlatformMagento, "html", `data-requiremodule="mage/`, "", true},
+	{PlatformMagento, "html", `data-requiremodule="Magento_`, "", true},
+	{PlatformMagento, "html", "Mage.Cookies", "", true},
+	{PlatformMagento, "html", "VarienForm", "", true},
 	{PlatformMagento, "header", "X-Magento-Tags", "", true},
 	{PlatformMagento, "header", "X-Magento-Cache-Debug", "", true},
 	{PlatformMagento, "cookie", "mage-cache-sessid", "", true},
+	{PlatformMagento, "cookie", "mage-cache-storage", "", true},
+	{PlatformMagento, "cookie", "mage-translation-storage", "", true},
+	{PlatformMagento, "cookie", "mage-translation-file-version", "", true},
+	{PlatformMagento, "cookie", "X-Magento-Vary", "", true},
+	{PlatformMagento, "html", "/skin/frontend/", "", false},
+	{PlatformMagento, "html", "static/_requirejs", "", false},
+	{PlatformMagento, "cookie", "frontend", "", false},
 
-	// BigCommerce leaves no signature we trust as strong.
+	{PlatformBigCommerce, "host", ".mybigcommerce.com", "", true},
+	{PlatformBigCommerce, "meta-value", "platform", "bigcommerce", true},
+	{PlatformBigCommerce, "html", "bigcommerce_config", "", true},
+	{PlatformBigCommerce, "html", "bigcommerce_i18n", "", true},
+	{PlatformBigCommerce, "html", "bigcommerceProductId", "", true},
 	{PlatformBigCommerce, "html", "cdn11.bigcommerce.com", "", false},
 	{PlatformBigCommerce, "html-fold", "bigcommerce", "", false},
+
+	{PlatformSFCC, "header-value", "Server", "demandware", true},
+	{PlatformSFCC, "cookie", "dwsid", "", true},
+	{PlatformSFCC, "cookie", "dw_dnt", "", true},
+	{PlatformSFCC, "cookie-prefix", "dwanonymous_", "", true},
+	{PlatformSFCC, "html", "/demandware.static/", "", true},
+	{PlatformSFCC, "html", "/on/demandware.store/", "", true},
+	{PlatformSFCC, "html", "dwAnalytics", "", true},
+
+	{PlatformShopware, "header", "sw-context-token", "", true},
+	{PlatformShopware, "header", "sw-invalidation-states", "", true},
+	{PlatformShopware, "header", "sw-language-id", "", true},
+	{PlatformShopware, "header", "sw-version-id", "", true},
+	{PlatformShopware, "meta-value", "application-name", "shopware", true},
+	{PlatformShopware, "html", "shopwareAnalytics", "", true},
+	{PlatformShopware, "html", "jquery.shopware.min.js", "", true},
+	{PlatformShopware, "html", "/engine/Shopware/", "", true},
+
+	{PlatformPrestaShop, "cookie-prefix", "PrestaShop-", "", true},
+	{PlatformPrestaShop, "header-value", "Powered-By", "prestashop", true},
+	{PlatformPrestaShop, "generator", "prestashop", "", true},
+	{PlatformPrestaShop, "html", "var prestashop =", "", true},
+	{PlatformPrestaShop, "html", "/modules/ps_", "", true},
+
+	{PlatformSquarespace, "header-value", "Server", "squarespace", true},
+	{PlatformSquarespace, "html", "SQUARESPACE_CONTEXT", "", true},
+	{PlatformSquarespace, "html", "SQUARESPACE_ROLLUPS", "", true},
+	{PlatformSquarespace, "html", "static1.squarespace.com", "", false},
+	{PlatformSquarespace, "html", "assets.squarespace.com", "", false},
+	{PlatformSquarespace, "html", "images.squarespace-cdn.com", "", false},
+
+	{PlatformWix, "header", "X-Wix-Request-Id", "", true},
+	{PlatformWix, "header", "X-Wix-Renderer-Server", "", true},
+	{PlatformWix, "header", "X-Wix-Server-Artifact-Id", "", true},
+	{PlatformWix, "generator", "wix.com website builder", "", true},
+	{PlatformWix, "html", "wixBiSession", "", true},
+	{PlatformWix, "html", "wixPerformanceMeasurements", "", true},
+	{PlatformWix, "html", "static.parastorage.com", "", true},
+	{PlatformWix, "html", "wixstores", "", true},
+	{PlatformWix, "html", "static.wixstatic.com", "", false},
 }
 
 // platformOrder breaks ties, most common platform first.
-var platformOrder = []string{PlatformShopify, PlatformWooCommerce, PlatformMagento, PlatformBigCommerce}
+var platformOrder = []string{PlatformShopify, PlatformWooCommerce, PlatformMagento, PlatformBigCommerce,
+	PlatformSFCC, PlatformShopware, PlatformPrestaShop, PlatformSquarespace, PlatformWix}
 
 // DetectPlatform names the store's platform from headers, Set-Cookie names
 // and HTML. The platform with the most strong signals wins; with none
@@ -137,6 +216,8 @@ func (r platformRule) whereName() string {
 		return "header"
 	case "cookie", "cookie-prefix":
 		return "cookie"
+	case "host":
+		return "url"
 	}
 	return "html"
 }
@@ -177,6 +258,16 @@ func (r platformRule) seen(p *Page, cookies []string) (string, bool) {
 		for _, c := range p.doc.bodyClass {
 			if c == r.key || strings.HasPrefix(c, r.key+"-") {
 				return `<body class="` + c + `">`, true
+			}
+		}
+	case "host":
+		if p.URL != nil && strings.HasSuffix(strings.TrimSuffix(strings.ToLower(p.URL.Hostname()), "."), r.key) {
+			return "host *" + r.key, true
+		}
+	case "meta", "meta-value":
+		for _, m := range p.doc.metas {
+			if m.name == r.key && (r.where == "meta" || strings.Contains(strings.ToLower(m.content), r.value)) {
+				return `<meta name="` + r.key + `">`, true
 			}
 		}
 	case "generator":

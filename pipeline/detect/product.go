@@ -1,9 +1,6 @@
 package detect
 
 import (
-	"encoding/json"
-	"math"
-	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -114,127 +111,6 @@ func BestProduct(ps []Product) (best Product, ok bool) {
 		}
 	}
 	return best, n >= 0
-}
-
-// parsePrice reads a price given as a JSON number or a string and returns
-// it as a plain decimal string, or "" unless it is a finite number > 0.
-// It accepts what stores write in practice besides the schema.org form:
-// a currency symbol or code around the number, thousands separators, and a
-// decimal comma ("19,99", "1.299,00").
-func parsePrice(v any) string {
-	var s string
-	switch x := v.(type) {
-	case string:
-		s = x
-	case json.Number:
-		return positiveNumber(x.String())
-	case float64:
-		return positiveNumber(strconv.FormatFloat(x, 'f', -1, 64))
-	default:
-		return ""
-	}
-	s = strings.TrimSpace(s)
-	if len(s) == 0 || len(s) > 64 {
-		return ""
-	}
-	// Keep only digits and separators; a minus sign means a negative price.
-	// Text between digits ("1e3", "10 to 20") is not one price.
-	var b strings.Builder
-	gap := false
-	for _, r := range s {
-		switch {
-		case r >= '0' && r <= '9':
-			if gap {
-				return ""
-			}
-			b.WriteRune(r)
-		case r == '.', r == ',':
-			b.WriteRune(r)
-		case r == '-':
-			return ""
-		case r == '\'' || r == '\u00a0' || r == '\u202f' || r == ' ':
-			// thousands separators ("1'299", "1 299") only between digits
-			if b.Len() == 0 {
-				continue
-			}
-		default:
-			if b.Len() > 0 {
-				gap = true
-			}
-		}
-	}
-	n := b.String()
-	if n == "" {
-		return ""
-	}
-	lastDot, lastComma := strings.LastIndexByte(n, '.'), strings.LastIndexByte(n, ',')
-	switch {
-	case lastDot >= 0 && lastComma >= 0:
-		if lastComma > lastDot { // 1.299,00
-			n = strings.ReplaceAll(n, ".", "")
-			n = strings.Replace(n, ",", ".", 1)
-		} else { // 1,299.00
-			n = strings.ReplaceAll(n, ",", "")
-		}
-	case lastComma >= 0:
-		// "19,99" is a decimal comma; "1,299" is a thousands separator.
-		if strings.Count(n, ",") == 1 && len(n)-lastComma-1 != 3 {
-			n = strings.Replace(n, ",", ".", 1)
-		} else {
-			n = strings.ReplaceAll(n, ",", "")
-		}
-	case strings.Count(n, ".") > 1: // 1.299.000
-		n = strings.ReplaceAll(n, ".", "")
-	}
-	return positiveNumber(n)
-}
-
-// positiveNumber returns n as a plain decimal string if it is a finite
-// number greater than zero, else "".
-func positiveNumber(n string) string {
-	f, err := strconv.ParseFloat(n, 64)
-	if err != nil || f <= 0 || math.IsInf(f, 0) || math.IsNaN(f) {
-		return ""
-	}
-	if strings.ContainsAny(n, "eE+") {
-		return strconv.FormatFloat(f, 'f', -1, 64)
-	}
-	// Keep the store's precision ("19.90") but drop noise: a bare trailing
-	// point and leading zeros.
-	n = strings.TrimSuffix(n, ".")
-	if strings.HasPrefix(n, ".") {
-		n = "0" + n
-	}
-	for len(n) > 1 && n[0] == '0' && n[1] != '.' {
-		n = n[1:]
-	}
-	return n
-}
-
-// minorUnits turns an integer amount in minor units ("1999") into a decimal
-// string ("19.99") without going through floating point. It returns "" for
-// anything that is not a positive integer.
-func minorUnits(amount string, unit int) string {
-	amount = strings.TrimSpace(amount)
-	if amount == "" || len(amount) > 30 || unit < 0 || unit > 8 {
-		return ""
-	}
-	for i := 0; i < len(amount); i++ {
-		if amount[i] < '0' || amount[i] > '9' {
-			return ""
-		}
-	}
-	amount = strings.TrimLeft(amount, "0")
-	if amount == "" {
-		return "" // zero
-	}
-	if unit == 0 {
-		return amount
-	}
-	if len(amount) <= unit {
-		amount = strings.Repeat("0", unit-len(amount)+1) + amount
-	}
-	return amount[:len(amount)-unit] + "." + amount[len(amount)-unit:]
 }
 
 var availabilityNames = shortNames("InStock", "OutOfStock", "PreOrder", "BackOrder", "Discontinued",

@@ -34,7 +34,7 @@ const (
 	maxToolNames         = 64
 	maxToolName          = 100
 	maxWebMCPEvidence    = 32
-	callScanWindow       = 8192 // bytes after "registerTool(" searched for the tool's name
+	callScanWindow       = 16384 // bytes of an object literal searched for the tool's name
 )
 
 // WebMCP is what server HTML (and any scripts scanned) shows of WebMCP.
@@ -44,11 +44,16 @@ type WebMCP struct {
 	Detected bool `json:"detected"`
 	// Kinds lists WebMCPImperative, WebMCPDeclarative, WebMCPLegacy as seen.
 	Kinds []string `json:"kinds,omitempty"`
-	// Tools are the tool names that could be read, sorted, unique. A call
-	// whose tool object is built elsewhere gives no name.
-	Tools    []string         `json:"tools,omitempty"`
-	Forms    []WebMCPForm     `json:"forms,omitempty"`
-	Evidence []WebMCPEvidence `json:"evidence,omitempty"`
+	// Tools are the tool names that could be read, sorted, unique: from
+	// forms, and from registerTool calls whose tool object literal is in
+	// the same script (see toolResolver). A tool object built by code gives
+	// no name.
+	Tools []string `json:"tools,omitempty"`
+	// LegacyTools are the names passed to the removed provideContext, read
+	// the same way; browsers no longer run them, so they are kept apart.
+	LegacyTools []string         `json:"legacyTools,omitempty"`
+	Forms       []WebMCPForm     `json:"forms,omitempty"`
+	Evidence    []WebMCPEvidence `json:"evidence,omitempty"`
 	// Scripts are first-party script URLs (same registrable domain as the
 	// page) the engine may fetch and pass to ScanScript. Names that hint at
 	// MCP or agents come first.
@@ -87,9 +92,11 @@ var (
 	// The receiver may be written navigator, document, window.navigator,
 	// with optional chaining anywhere on the path.
 	reRegisterDirect = regexp.MustCompile(`\b(?:navigator|document)\s*(?:\?\.|\.)\s*modelContext\s*(?:\?\.|\.)\s*registerTool\s*(?:\?\.\s*)?\(`)
-	reLegacy         = regexp.MustCompile(`\b(?:navigator|document)\s*(?:\?\.|\.)\s*modelContext\s*(?:\?\.|\.)\s*(provideContext|clearContext)\s*(?:\?\.\s*)?\(`)
-	reModelContext   = regexp.MustCompile(`\b(?:navigator|document)\s*(?:\?\.|\.)\s*modelContext\b|\b(?:navigator|document)\s*\[\s*["']modelContext["']\s*\]`)
-	reRegisterAny    = regexp.MustCompile(`(?:\?\.|\.)\s*registerTool\s*(?:\?\.\s*)?\(`)
+	// The removed calls, also on the early drafts' window.modelContext and
+	// window.agent.
+	reLegacy       = regexp.MustCompile(`(?:\b(?:navigator|document|window)\s*(?:\?\.|\.)\s*modelContext|\b(?:window|self)\s*(?:\?\.|\.)\s*agent)\s*(?:\?\.|\.)\s*(provideContext|clearContext)\s*(?:\?\.\s*)?\(`)
+	reModelContext = regexp.MustCompile(`\b(?:navigator|document)\s*(?:\?\.|\.)\s*modelContext\b|\b(?:navigator|document)\s*\[\s*["']modelContext["']\s*\]`)
+	reRegisterAny  = regexp.MustCompile(`(?:\?\.|\.)\s*registerTool\s*(?:\?\.\s*)?\(`)
 )
 
 // DetectWebMCP looks for WebMCP in the page's server HTML: registerTool and
@@ -139,11 +146,13 @@ func (w WebMCP) Merge(others ...WebMCP) WebMCP {
 	out := w
 	out.Kinds = slices.Clone(w.Kinds)
 	out.Tools = slices.Clone(w.Tools)
+	out.LegacyTools = slices.Clone(w.LegacyTools)
 	out.Forms = slices.Clone(w.Forms)
 	out.Evidence = slices.Clone(w.Evidence)
 	for _, o := range others {
 		out.Kinds = append(out.Kinds, o.Kinds...)
 		out.Tools = append(out.Tools, o.Tools...)
+		out.LegacyTools = append(out.LegacyTools, o.LegacyTools...)
 		out.Forms = append(out.Forms, o.Forms...)
 		for _, e := range o.Evidence {
 			out.add(e)
@@ -155,15 +164,25 @@ func (w WebMCP) Merge(others ...WebMCP) WebMCP {
 
 // scan finds WebMCP calls in one script.
 func (w *WebMCP) scan(js []byte, source string) {
-	// Every pattern below needs "modelContext"; most scripts lack it, and
-	// a byte search skips them far faster than the regexp engine would.
-	if !bytes.Contains(js, []byte("modelContext")) {
+	// Every pattern below needs "modelContext" or "provideContext"; most
+	// scripts lack both, and a byte search skips them far faster than the
+	// regexp engine would.
+	if !bytes.Contains(js, []byte("modelContext")) && !bytes.Contains(js, []byte("provideContext")) {
 		return
+	}
+	r := &toolResolver{js: js}
+	imperative := func(m []int) {
+		names := r.argNames(m[1], 0)
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, name := range names {
+			w.add(WebMCPEvidence{Kind: WebMCPImperative, Source: source, Tool: name, Snippet: snippet(js, m[0], m[1], 120)})
+		}
 	}
 	direct := reRegisterDirect.FindAllIndex(js, maxWebMCPEvidence)
 	for _, m := range direct {
-		name := toolNameAfter(js[m[1]:])
-		w.add(WebMCPEvidence{Kind: WebMCPImperative, Source: source, Tool: name, Snippet: snippet(js, m[0], m[1], 120)})
+		imperative(m)
 	}
 	// A page may keep the context in a variable first:
 	//   const mc = navigator.modelContext; mc.registerTool({...})
@@ -172,12 +191,23 @@ func (w *WebMCP) scan(js []byte, source string) {
 	// own registerTool does not count.
 	if len(direct) == 0 && reModelContext.Match(js) {
 		for _, m := range reRegisterAny.FindAllIndex(js, maxWebMCPEvidence) {
-			name := toolNameAfter(js[m[1]:])
-			w.add(WebMCPEvidence{Kind: WebMCPImperative, Source: source, Tool: name, Snippet: snippet(js, m[0], m[1], 120)})
+			imperative(m)
 		}
 	}
+	if !bytes.Contains(js, []byte("provideContext")) && !bytes.Contains(js, []byte("clearContext")) {
+		return
+	}
 	for _, m := range reLegacy.FindAllSubmatchIndex(js, maxWebMCPEvidence) {
-		w.add(WebMCPEvidence{Kind: WebMCPLegacy, Source: source, Snippet: snippet(js, m[0], m[1], 120)})
+		var names []string
+		if string(js[m[2]:m[3]]) == "provideContext" {
+			names = r.contextNames(m[1], 0)
+		}
+		if len(names) == 0 {
+			names = []string{""}
+		}
+		for _, name := range names {
+			w.add(WebMCPEvidence{Kind: WebMCPLegacy, Source: source, Tool: name, Snippet: snippet(js, m[0], m[1], 120)})
+		}
 	}
 }
 
@@ -185,7 +215,11 @@ func (w *WebMCP) add(e WebMCPEvidence) {
 	if len(w.Evidence) < maxWebMCPEvidence {
 		w.Evidence = append(w.Evidence, e)
 	}
-	if e.Tool != "" {
+	switch {
+	case e.Tool == "":
+	case e.Kind == WebMCPLegacy:
+		w.LegacyTools = append(w.LegacyTools, e.Tool)
+	default:
 		w.Tools = append(w.Tools, e.Tool)
 	}
 	w.Kinds = append(w.Kinds, e.Kind)
@@ -197,6 +231,10 @@ func (w *WebMCP) finish() {
 	w.Tools = sortedUnique(w.Tools)
 	if len(w.Tools) > maxToolNames {
 		w.Tools = w.Tools[:maxToolNames]
+	}
+	w.LegacyTools = sortedUnique(w.LegacyTools)
+	if len(w.LegacyTools) > maxToolNames {
+		w.LegacyTools = w.LegacyTools[:maxToolNames]
 	}
 	w.Detected = slices.Contains(w.Kinds, WebMCPImperative) || slices.Contains(w.Kinds, WebMCPDeclarative)
 }
@@ -245,45 +283,100 @@ func toolNameAfter(js []byte) string {
 	if i >= len(js) || js[i] != '{' {
 		return ""
 	}
+	return scanObject(js, i).name
+}
+
+// objLit is what scanObject reads of an object literal's top level.
+type objLit struct {
+	name      string   // the literal string value of a "name" key
+	nameVar   string   // the identifier a "name" key holds instead
+	tools     int      // index of the value of a "tools" key, or -1
+	toolsVar  string   // the identifier of a shorthand {tools}
+	spreads   []string // identifiers spread into it: {...spec}
+	values    []int    // index of every property value, in order
+	end       int      // index after the closing brace, or -1
+	truncated bool     // the literal runs past the scan window
+}
+
+// scanObject reads the object literal that opens at js[i] ('{'), looking at
+// most callScanWindow bytes ahead.
+func scanObject(js []byte, i int) objLit {
+	o := objLit{tools: -1, end: -1}
+	limit := min(len(js), i+callScanWindow)
 	depth := 0
 	prev := byte('{') // last significant byte before the current token
-	for i < len(js) {
+	key := func(k string, after int) {
+		j := skipJSSpace(js[:limit], after)
+		switch {
+		case j < limit && js[j] == ':':
+			v := skipJSSpace(js[:limit], j+1)
+			o.values = append(o.values, v)
+			switch k {
+			case "name":
+				if o.name == "" {
+					if n, ok := nameValue(js[:limit], after); ok {
+						o.name = n
+					} else if v < limit && isIdentStart(js[v]) {
+						e := v
+						for e < limit && isIdentPart(js[e]) {
+							e++
+						}
+						if k := skipJSSpace(js[:limit], e); k < limit && (js[k] == ',' || js[k] == '}') {
+							o.nameVar = string(js[v:e]) // {name: SEARCH_TOOL}
+						}
+					}
+				}
+			case "tools":
+				o.tools = v
+			}
+		case j < limit && (js[j] == ',' || js[j] == '}') && k == "tools":
+			o.toolsVar = "tools"
+		}
+	}
+	for i < limit {
 		c := js[i]
 		switch {
 		case c == '"' || c == '\'' || c == '`':
-			end := skipJSString(js, i)
+			end := skipJSString(js[:limit], i)
 			if end < 0 {
-				return ""
+				o.truncated = true
+				return o
 			}
 			if depth == 1 && (prev == '{' || prev == ',') && c != '`' {
-				// A quoted key.
-				if string(js[i+1:end-1]) == "name" {
-					if v, ok := nameValue(js, end); ok {
-						return v
-					}
-				}
+				key(string(js[i+1:end-1]), end)
 			}
 			i, prev = end, c
-		case c == '/' && i+1 < len(js) && (js[i+1] == '/' || js[i+1] == '*'):
-			i = skipJSSpace(js, i)
+		case c == '/' && i+1 < limit && (js[i+1] == '/' || js[i+1] == '*'):
+			i = skipJSSpace(js[:limit], i)
+		case c == '.' && depth == 1 && (prev == '{' || prev == ',') && bytes.HasPrefix(js[i:limit], []byte("...")):
+			j := skipJSSpace(js[:limit], i+3)
+			k := j
+			for k < limit && isIdentPart(js[k]) {
+				k++
+			}
+			if k > j && isIdentStart(js[j]) && len(o.spreads) < 8 {
+				o.spreads = append(o.spreads, string(js[j:k]))
+			}
+			i, prev = max(k, i+3), 'a'
 		case c == '{' || c == '[' || c == '(':
 			depth++
 			i, prev = i+1, c
 		case c == '}' || c == ']' || c == ')':
 			depth--
 			if depth <= 0 {
-				return ""
+				if c == '}' {
+					o.end = i + 1
+				}
+				return o
 			}
 			i, prev = i+1, c
 		case isIdentStart(c):
 			j := i
-			for j < len(js) && isIdentPart(js[j]) {
+			for j < limit && isIdentPart(js[j]) {
 				j++
 			}
-			if depth == 1 && (prev == '{' || prev == ',') && string(js[i:j]) == "name" {
-				if v, ok := nameValue(js, j); ok {
-					return v
-				}
+			if depth == 1 && (prev == '{' || prev == ',') {
+				key(string(js[i:j]), j)
 			}
 			i, prev = j, 'a'
 		case c == ' ' || c == '\t' || c == '\r' || c == '\n':
@@ -292,7 +385,8 @@ func toolNameAfter(js []byte) string {
 			i, prev = i+1, c
 		}
 	}
-	return ""
+	o.truncated = true
+	return o
 }
 
 // nameValue reads `: "value"` at js[i:], for a key that was just read.
@@ -301,7 +395,13 @@ func nameValue(js []byte, i int) (string, bool) {
 	if i >= len(js) || js[i] != ':' {
 		return "", false
 	}
-	i = skipJSSpace(js, i+1)
+	return literalName(js, i+1)
+}
+
+// literalName reads a string literal at js[i:] (after white space) that
+// can be a tool name.
+func literalName(js []byte, i int) (string, bool) {
+	i = skipJSSpace(js, i)
 	if i >= len(js) || (js[i] != '"' && js[i] != '\'' && js[i] != '`') {
 		return "", false
 	}

@@ -61,9 +61,9 @@ func TestDetectWebMCP(t *testing.T) {
 			want: WebMCP{},
 		},
 		{
-			name: "legacy provideContext alone is not detected",
+			name: "legacy provideContext alone is not detected, its tools are named",
 			html: `<script>navigator.modelContext.provideContext({tools: [{name: "old"}]}); navigator.modelContext.clearContext()</script>`,
-			want: WebMCP{Kinds: []string{"legacy"}},
+			want: WebMCP{Kinds: []string{"legacy"}, LegacyTools: []string{"old"}},
 		},
 		{
 			name: "JSON-LD and external scripts are not scanned inline",
