@@ -166,7 +166,7 @@ func (c *Client) dial(ctx context.Context, d *net.Dialer, network, addr string) 
 	}
 	for _, ip := range ips {
 		if r := BlockedReason(ip); r != "" {
-			return nil, refuse(host, CodeBlockedAddress, fmt.Sprintf("%s resolves to a %s", host, r))
+			return nil, refuse(host, CodeBlockedAddress, fmt.Sprintf("%s resolves to %s %s", host, article(r), r))
 		}
 	}
 	var lastErr error
@@ -192,7 +192,7 @@ func (c *Client) control(ctx context.Context, network, address string, _ syscall
 		return refuse(address, CodeBlockedAddress, "the address could not be checked")
 	}
 	if r := BlockedReason(ap.Addr()); r != "" {
-		return refuse(address, CodeBlockedAddress, "the destination is a "+r)
+		return refuse(address, CodeBlockedAddress, "the destination is "+article(r)+" "+r)
 	}
 	return nil
 }
