@@ -162,7 +162,7 @@ func (c *Client) dial(ctx context.Context, d *net.Dialer, network, addr string) 
 		}
 	}
 	if len(ips) == 0 {
-		return nil, fmt.Errorf("resolve %s: no addresses", host)
+		return nil, fmt.Errorf("resolve %s: %w", host, errNoAddresses)
 	}
 	for _, ip := range ips {
 		if r := BlockedReason(ip); r != "" {
@@ -311,5 +311,5 @@ func (c *Client) wrapErr(u *url.URL, err error, ctx context.Context) error {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("get %s: %w after %s", u.Redacted(), ErrTimeout, c.opts.Timeout)
 	}
-	return fmt.Errorf("get %s: %w", u.Redacted(), err)
+	return &NetError{URL: u.Redacted(), Class: netClass(err), Err: err}
 }
