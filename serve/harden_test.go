@@ -530,3 +530,42 @@ func TestLogsAtLoad(t *testing.T) {
 		t.Fatal("requests are held up by a log writer that blocks")
 	}
 }
+
+// TestPrecomputedFilesServedAsFiles (issue 17.11): every precomputed JSON
+// document is served from memory as it is, with its ETag; the adoption
+// answer no longer parses its document on each request to fill
+// X-Svc-Data-As-Of, so it costs what any other precomputed file costs.
+func TestPrecomputedFilesServedAsFiles(t *testing.T) {
+	dir := t.TempDir()
+	var series []string
+	for i := range 2000 {
+		series = append(series, `{"week":"w`+strconv.Itoa(i)+`","valid":`+strconv.Itoa(i)+`}`)
+	}
+	adoption := `{"asOf":"2026-11-16T03:04:05Z","series":[` + strings.Join(series, ",") + `]}`
+	protocols := `{"rows":[` + strings.Join(series, ",") + `]}`
+	writeTree(t, dir, "2026-11-16", map[string]string{fileAdoption: adoption, fileProtocols: protocols})
+	ts := newTestServer(t, Config{DataDir: dir})
+	h := ts.Handler()
+	allocs := func(path string) float64 {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		return testing.AllocsPerRun(50, func() { h.ServeHTTP(httptest.NewRecorder(), req) })
+	}
+	a, p := allocs("/api/agent-checkout/adoption"), allocs("/api/protocols")
+	if a > p+4 {
+		t.Errorf("adoption costs %.0f allocations a request, protocols %.0f: adoption is not served as a file", a, p)
+	}
+	resp, body := ts.get(t, "/api/agent-checkout/adoption")
+	if body != adoption || resp.Header.Get("ETag") != sha(adoption) || resp.Header.Get("X-Svc-Data-As-Of") != "2026-11-16T03:04:05Z" {
+		t.Errorf("adoption: %d ETag %s as-of %q", resp.StatusCode, resp.Header.Get("ETag"), resp.Header.Get("X-Svc-Data-As-Of"))
+	}
+	// The version's manifest too: from memory, with the sha256 of its body.
+	resp, body = ts.get(t, "/data/latest/manifest.json")
+	if resp.StatusCode != 200 || resp.Header.Get("ETag") != sha(body) {
+		t.Errorf("manifest: %d ETag %q, want the sha256 of the body %s", resp.StatusCode, resp.Header.Get("ETag"), sha(body))
+	}
+	req, _ := http.NewRequest(http.MethodGet, ts.ts.URL+"/data/latest/manifest.json", nil)
+	req.Header.Set("If-None-Match", sha(body))
+	if r2, err := http.DefaultClient.Do(req); err != nil || r2.StatusCode != 304 {
+		t.Errorf("manifest If-None-Match: %v %v", r2, err)
+	}
+}

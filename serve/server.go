@@ -98,7 +98,10 @@ type snapshot struct {
 	version string
 	files   map[string]*file  // public/ paths outside data/ -> body
 	sha256  map[string]string // "<version>/<file>" -> sha256, from the manifest
-	read    *readLayer        // lookups and DuckDB over the tables; nil without tables
+	// dataJSON holds the version's small JSON documents (manifest.json,
+	// datapackage.json) by "<version>/<file>", served from memory.
+	dataJSON map[string]*file
+	read     *readLayer // lookups and DuckDB over the tables; nil without tables
 }
 
 // New opens the state log, replays it, loads the latest snapshot (if any)
@@ -203,7 +206,8 @@ func (s *Server) reload(ctx context.Context) error {
 		s.badVersion, s.badErr = version, err
 		return err
 	}
-	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read})
+	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read,
+		dataJSON: loadDataJSON(filepath.Join(s.public, "data", version), version)})
 	if old != nil && old.read != nil {
 		old.read.release() // closed when its last request is done
 	}
