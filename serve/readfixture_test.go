@@ -151,7 +151,7 @@ func readTree(root string) (map[string]treeEntry, error) {
 }
 
 // writeTreeTo writes the fixture's published tree under dir/public.
-func (f *readFixture) writeTreeTo(t *testing.T, dir string) {
+func (f *readFixture) writeTreeTo(t testing.TB, dir string) {
 	t.Helper()
 	for rel, e := range f.public {
 		p := filepath.Join(dir, "public", filepath.FromSlash(rel))
