@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -314,7 +315,7 @@ func TestResetConnectionLeavesNoAddressInLog(t *testing.T) {
 	defer s.Close()
 	hs := s.HTTPServer()
 	// A handler that writes far more than socket buffers hold.
-	hs.Handler = guard(s.adapt("GET /big", func(w http.ResponseWriter, r *http.Request) error {
+	hs.Handler = s.guard(s.adapt("GET /big", func(w http.ResponseWriter, r *http.Request) error {
 		w.WriteHeader(http.StatusOK)
 		chunk := make([]byte, 1<<20)
 		for range 512 {
@@ -567,5 +568,64 @@ func TestPrecomputedFilesServedAsFiles(t *testing.T) {
 	req.Header.Set("If-None-Match", sha(body))
 	if r2, err := http.DefaultClient.Do(req); err != nil || r2.StatusCode != 304 {
 		t.Errorf("manifest If-None-Match: %v %v", r2, err)
+	}
+}
+
+// TestLargeBodiesTakeHeavySlots (issue 17, load target): a request with a
+// body over 32 KB takes one of a few heavy-work slots, so large bodies
+// cannot take every CPU from the reads; a network gets one such request at
+// a time (429), and when every slot stays busy a request waits, then gets a
+// 503 with Retry-After. Small bodies are never held.
+func TestLargeBodiesTakeHeavySlots(t *testing.T) {
+	defer func(d time.Duration) { heavyWait = d }(heavyWait)
+	heavyWait = 300 * time.Millisecond
+	ts := newTestServer(t, Config{TrustProxy: true})
+	big := `{"profile":{"ucp":{"version":"2026-08-25","pad":"` + strings.Repeat("a", 40<<10) + `"}}}`
+	from := func(ip string) string {
+		req := httptest.NewRequest(http.MethodGet, "/", nil)
+		req.RemoteAddr = "127.0.0.1:1"
+		req.Header.Set("X-Forwarded-For", ip)
+		return ts.caller(req)
+	}
+	// Network A has a large request in flight: its next one is refused.
+	release, err := ts.heavy.acquire(context.Background(), from("198.51.100.1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, body := ts.post(t, "/api/ucp/validate", big, "X-Forwarded-For", "198.51.100.1")
+	if code != 429 || errorCode(t, body) != "rate_limited" {
+		t.Errorf("a second large request of one network: %d %s", code, body)
+	}
+	// Small bodies are not held, even with every slot taken.
+	var held []func()
+	for i := 2; ; i++ {
+		r, err := ts.heavy.acquire(context.Background(), from(fmt.Sprintf("198.51.100.%d", i)))
+		if err != nil {
+			break
+		}
+		held = append(held, r)
+	}
+	if code, body := ts.post(t, "/api/ucp/validate", `{}`, "X-Forwarded-For", "203.0.113.5"); code != 400 || strings.Contains(body, "busy") {
+		t.Errorf("a small body while the slots are busy: %d %s", code, body)
+	}
+	// A large body from another network waits for a slot, then gives up.
+	req, _ := http.NewRequest(http.MethodPost, ts.ts.URL+"/api/ucp/validate", strings.NewReader(big))
+	req.Header.Set("X-Forwarded-For", "203.0.113.5")
+	r2, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(r2.Body)
+	r2.Body.Close()
+	if r2.StatusCode != 503 || r2.Header.Get("Retry-After") == "" || !strings.Contains(string(b), "busy") {
+		t.Errorf("a large body with every slot busy: %d %s", r2.StatusCode, b)
+	}
+	release()
+	for _, r := range held {
+		r()
+	}
+	// With a slot free, the large request is answered.
+	if code, body := ts.post(t, "/api/ucp/validate", big, "X-Forwarded-For", "198.51.100.1"); code == 429 || code == 503 && strings.Contains(body, "busy") {
+		t.Errorf("a large request with a slot free: %d %.200s", code, body)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"log/slog"
 	"net/http"
+	"runtime"
+	"sync"
 	"time"
 )
 
@@ -25,20 +27,89 @@ import (
 //     Every handler's work is bounded by its own deadline instead
 //     (handlerTimeout, and the shorter ones of each outbound request).
 
+//   - Large bodies are heavy work: parsing and validating a 256 KB profile,
+//     a 200 KB submission or an MCP batch costs milliseconds to seconds of
+//     CPU where a read costs microseconds. A request whose body is over
+//     heavyBody (or of unknown length) takes one of a few heavy-work slots
+//     (half the CPUs, at least one), so large bodies can never take every
+//     CPU from the reads; it waits up to heavyWait for one (then 503 with
+//     Retry-After), and a network has at most one such request in flight
+//     (a second one is a 429 with Retry-After).
+
 // handlerTimeout bounds the work of one request, client or no client; the
 // live check's 90 s is the longest.
 const handlerTimeout = 2 * time.Minute
 
+// Heavy-work bounds (see above).
+const heavyBody = 32 << 10
+
+var heavyWait = 10 * time.Second // a variable for tests
+
+// heavyGate holds the heavy-work slots and the networks using one.
+type heavyGate struct {
+	slots chan struct{}
+	mu    sync.Mutex
+	busy  map[string]bool // caller keys with a heavy request in flight
+}
+
+func newHeavyGate() *heavyGate {
+	return &heavyGate{slots: make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2)), busy: map[string]bool{}}
+}
+
+// acquire takes a slot for caller, or says why not; release gives it back.
+func (g *heavyGate) acquire(ctx context.Context, caller string) (release func(), err error) {
+	g.mu.Lock()
+	if g.busy[caller] {
+		g.mu.Unlock()
+		return nil, &apiError{kind: ErrLimited, retryAfter: 1,
+			message: "one request with a large body at a time per network: retry when the previous one is answered"}
+	}
+	g.busy[caller] = true
+	g.mu.Unlock()
+	done := func() {
+		g.mu.Lock()
+		delete(g.busy, caller)
+		g.mu.Unlock()
+	}
+	t := time.NewTimer(heavyWait)
+	defer t.Stop()
+	select {
+	case g.slots <- struct{}{}:
+		return func() { <-g.slots; done() }, nil
+	case <-t.C:
+	case <-ctx.Done():
+	}
+	done()
+	return nil, &apiError{kind: ErrUnavailable, retryAfter: 5,
+		message: "the server is busy with other large requests; retry in a few seconds"}
+}
+
 // guard applies the connection rules above.
-func guard(next http.Handler) http.Handler {
+func (s *Server) guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.TransferEncoding) > 0 {
 			w.Header().Set("Connection", "close")
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), handlerTimeout)
 		defer cancel()
+		if r.ContentLength > heavyBody || r.ContentLength < 0 && len(r.TransferEncoding) > 0 {
+			release, err := s.heavy.acquire(ctx, s.caller(r))
+			if err != nil {
+				w.Header().Set("Access-Control-Allow-Origin", "*")
+				w.Header().Set("Connection", "close") // the body is not read
+				s.stats.observe(statusOf(err), 0)
+				writeError(w, err)
+				return
+			}
+			defer release()
+		}
 		next.ServeHTTP(w, r.WithContext(ctx))
 	})
+}
+
+func statusOf(err error) int {
+	st, _, _ := classify(err)
+	return st
 }
 
 // HTTPServer returns the http.Server `svc serve` runs: the handler, the

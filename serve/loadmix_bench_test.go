@@ -135,8 +135,8 @@ func loadMix(host string) []loadReq {
 // hostileBodies are the largest bodies each endpoint takes, and an MCP
 // batch of n calls.
 func hostileBodies(hosts []string, n int) []loadReq {
-	pad := make([]string, 0, 30000)
-	for i := range 30000 {
+	pad := make([]string, 0, 70000)
+	for i := range 70000 {
 		pad = append(pad, strconv.Itoa(i%1000))
 	}
 	profile := `{"profile":{"ucp":{"version":"2026-08-25","services":{},"payment_handlers":{},"capabilities":{},"pad":[` +

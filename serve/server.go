@@ -86,8 +86,9 @@ type Server struct {
 	inflightMu sync.Mutex
 	inflight   map[string]bool // hosts with a live check running
 
-	logs      *logQueue // behind s.log: requests never wait for a log write
-	stats     reqStats  // counts of the current stats interval
+	heavy     *heavyGate // slots for requests with large bodies (httpserver.go)
+	logs      *logQueue  // behind s.log: requests never wait for a log write
+	stats     reqStats   // counts of the current stats interval
 	statsStop chan struct{}
 	statsDone chan struct{}
 }
@@ -123,7 +124,7 @@ func New(cfg Config) (*Server, error) {
 	}
 	log, logs := newServerLog(cfg.Log)
 	s := &Server{
-		cfg: cfg, log: log, logs: logs, now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
+		cfg: cfg, log: log, logs: logs, heavy: newHeavyGate(), now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
 		state: st, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
 		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
 		llm: &llmCache{m: map[string]cachedRead{}},
@@ -292,5 +293,5 @@ func (s *Server) link(p string) string { return s.cfg.BaseURL + p }
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return guard(cors(mux))
+	return s.guard(cors(mux))
 }
