@@ -38,7 +38,8 @@ import (
 // SVC_LOAD_MIX_SECONDS sets each run's length (default 60), SVC_LOAD_CONNS
 // the connections (default 256), SVC_LOAD_HOSTILE_CONNS the hostile
 // client's (default 4), SVC_LOAD_BATCH the calls in its MCP batches
-// (default 1000). Everything stays on loopback: the server's only outbound
+// (default 1000); SVC_LOAD_HOSTILE_ONLY=PATH[,PATH] keeps the hostile
+// bodies of those endpoints only. Everything stays on loopback: the server's only outbound
 // destination, for store submissions of *.test hosts, is a closed loopback
 // port given as its fixture address; UCP schemas are read offline.
 func BenchmarkServeLoad(b *testing.B) {
@@ -73,6 +74,9 @@ func BenchmarkServeLoad(b *testing.B) {
 			fmt.Printf("  %-12s %6.0f req/s, p50 %s, p99 %s, max %s, 5xx %d, other non-2xx %d, failed %d, peak RSS %s MB, logged %d bytes\n",
 				r.name, r.r.rps, r.r.p50.Round(time.Microsecond), r.r.p99.Round(time.Microsecond), r.r.max.Round(time.Millisecond),
 				r.r.status5xx, r.r.otherNon2xx, r.r.failed, mb(r.r.peakRSS), r.r.logBytes)
+			if r.r.non2xx != "" {
+				fmt.Printf("  %-12s non-2xx answers: %s\n", "", r.r.non2xx)
+			}
 		}
 		ratio := float64(hostile.p99) / float64(max(base.p99, time.Microsecond))
 		fmt.Printf("  hostile client: %d requests (%s), %d MB sent; p99 of the normal traffic %.2fx the run without it (target <= 2x)\n",
@@ -100,6 +104,7 @@ type serveLoadResult struct {
 	logBytes                       int64
 	hostileN, hostileBytes         int64
 	hostileStatus                  string
+	non2xx                         string
 }
 
 // loadReq is one request of the mix.
@@ -188,6 +193,7 @@ func runServeLoad(b *testing.B, bin string, f *readFixture, hosts []string, d ti
 		mixes[i] = loadMix(h)
 	}
 	var s5, other, failed atomic.Int64
+	var non2xx sync.Map // "path status" -> *atomic.Int64
 	lat := make([][]time.Duration, conns)
 	var wg sync.WaitGroup
 	for w := range conns {
@@ -197,7 +203,8 @@ func runServeLoad(b *testing.B, bin string, f *readFixture, hosts []string, d ti
 				mix := mixes[r.IntN(len(mixes))]
 				k := r.IntN(65536)
 				t0 := time.Now()
-				code, err := doLoad(client, srv.addr, mix[r.IntN(len(mix))], fmt.Sprintf("198.18.%d.%d", k>>8, k&255))
+				lr := mix[r.IntN(len(mix))]
+				code, err := doLoad(client, srv.addr, lr, fmt.Sprintf("198.18.%d.%d", k>>8, k&255))
 				if err != nil {
 					failed.Add(1)
 					continue
@@ -209,6 +216,17 @@ func runServeLoad(b *testing.B, bin string, f *readFixture, hosts []string, d ti
 				case code >= 300:
 					other.Add(1)
 				}
+				if code >= 300 {
+					key := lr.path
+					if i := strings.IndexAny(key, "?"); i > 0 {
+						key = key[:i]
+					}
+					if lr.method == http.MethodPost && lr.path == "/api/ask" {
+						key = "MCP " + lr.body[strings.Index(lr.body, `"method"`):][:40]
+					}
+					n, _ := non2xx.LoadOrStore(key+" "+strconv.Itoa(code), new(atomic.Int64))
+					n.(*atomic.Int64).Add(1)
+				}
 			}
 		})
 	}
@@ -217,6 +235,9 @@ func runServeLoad(b *testing.B, bin string, f *readFixture, hosts []string, d ti
 	hstatus := map[string]int{}
 	if hostileConns > 0 {
 		bodies := hostileBodies(hosts, batch)
+		if only := os.Getenv("SVC_LOAD_HOSTILE_ONLY"); only != "" { // one kind of body, to see what costs
+			bodies = slices.DeleteFunc(bodies, func(r loadReq) bool { return !slices.Contains(strings.Split(only, ","), r.path) })
+		}
 		for c := range hostileConns {
 			wg.Go(func() {
 				for i := c; time.Now().Before(deadline); i++ {
@@ -241,6 +262,13 @@ func runServeLoad(b *testing.B, bin string, f *readFixture, hosts []string, d ti
 	res.rps, res.p50, res.p99, res.max = sum.rps, sum.p50, sum.p99, sum.max
 	res.status5xx, res.otherNon2xx, res.failed = s5.Load(), other.Load(), failed.Load()
 	res.peakRSS = srv.peakRSS()
+	var nk []string
+	non2xx.Range(func(k, v any) bool {
+		nk = append(nk, fmt.Sprintf("%s: %d", k, v.(*atomic.Int64).Load()))
+		return true
+	})
+	slices.Sort(nk)
+	res.non2xx = strings.Join(nk, ", ")
 	res.hostileN, res.hostileBytes = hn.Load(), hbytes.Load()
 	var keys []string
 	for k, n := range hstatus {
