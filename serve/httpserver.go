@@ -85,17 +85,23 @@ func (g *heavyGate) acquire(ctx context.Context, caller string) (release func(),
 }
 
 // guard applies the connection rules above.
-func (s *Server) guard(next http.Handler) http.Handler {
+func guard(next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if len(r.TransferEncoding) > 0 {
 			w.Header().Set("Connection", "close")
 		}
 		ctx, cancel := context.WithTimeout(context.WithoutCancel(r.Context()), handlerTimeout)
 		defer cancel()
+		next.ServeHTTP(w, r.WithContext(ctx))
+	})
+}
+
+// gateHeavy makes a request with a large body wait for a heavy-work slot.
+func (s *Server) gateHeavy(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.ContentLength > heavyBody || r.ContentLength < 0 && len(r.TransferEncoding) > 0 {
-			release, err := s.heavy.acquire(ctx, s.caller(r))
+			release, err := s.heavy.acquire(r.Context(), s.caller(r))
 			if err != nil {
-				w.Header().Set("Access-Control-Allow-Origin", "*")
 				w.Header().Set("Connection", "close") // the body is not read
 				s.stats.observe(statusOf(err), 0)
 				writeError(w, err)
@@ -103,7 +109,7 @@ func (s *Server) guard(next http.Handler) http.Handler {
 			}
 			defer release()
 		}
-		next.ServeHTTP(w, r.WithContext(ctx))
+		next.ServeHTTP(w, r)
 	})
 }
 

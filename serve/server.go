@@ -293,5 +293,5 @@ func (s *Server) link(p string) string { return s.cfg.BaseURL + p }
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return s.guard(cors(mux))
+	return guard(cors(s.gateHeavy(mux)))
 }
