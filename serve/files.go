@@ -5,13 +5,13 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
 	"os"
 	"path"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 
@@ -20,14 +20,29 @@ import (
 )
 
 // A file is one precomputed answer held in memory with its ETag: the
-// sha256 of the body, quoted (spec 4.1).
+// sha256 of the body, quoted (spec 4.1). Everything a response needs is
+// computed once, when the snapshot is loaded, so serving it is a map lookup
+// and a write: no parse, hash or format per request.
 type file struct {
 	body  []byte
 	etag  string
 	ctype string
+	// header values, ready to assign
+	etagH, ctypeH, lengthH []string
+	// asOf is the document's top-level "asOf" (the adoption file repeats it
+	// in X-Svc-Data-As-Of); "" when it has none.
+	asOf string
 }
 
 func newFile(name string, body []byte) *file {
+	f := newBareFile(name, body)
+	if path.Ext(name) == ".json" {
+		f.asOf = jsonField(body, "asOf")
+	}
+	return f
+}
+
+func newBareFile(name string, body []byte) *file {
 	sum := sha256.Sum256(body)
 	ctype := mime.TypeByExtension(path.Ext(name))
 	switch path.Ext(name) {
@@ -39,7 +54,9 @@ func newFile(name string, body []byte) *file {
 	if ctype == "" {
 		ctype = "application/octet-stream"
 	}
-	return &file{body: body, etag: `"` + hex.EncodeToString(sum[:]) + `"`, ctype: ctype}
+	etag := `"` + hex.EncodeToString(sum[:]) + `"`
+	return &file{body: body, etag: etag, ctype: ctype,
+		etagH: []string{etag}, ctypeH: []string{ctype}, lengthH: []string{strconv.Itoa(len(body))}}
 }
 
 // maxCachedFile bounds what is held in memory; larger published files (the
@@ -92,6 +109,28 @@ func loadFiles(public string) (map[string]*file, error) {
 	return out, err
 }
 
+// loadDataJSON reads the JSON documents at the top of a version folder
+// (its manifest and data package), keyed "<version>/<name>".
+func loadDataJSON(dir, version string) map[string]*file {
+	out := map[string]*file{}
+	ents, err := os.ReadDir(dir)
+	if err != nil {
+		return out
+	}
+	for _, e := range ents {
+		if e.IsDir() || path.Ext(e.Name()) != ".json" {
+			continue
+		}
+		if fi, err := e.Info(); err != nil || !fi.Mode().IsRegular() || fi.Size() > maxCachedFile {
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dir, e.Name())); err == nil {
+			out[version+"/"+e.Name()] = newBareFile(e.Name(), b)
+		}
+	}
+	return out
+}
+
 // cacheHeaders are the Cache-Control values of spec 4.1 and the choices the
 // spec leaves to us (written in the OpenAPI description).
 const (
@@ -106,21 +145,40 @@ const (
 // If-None-Match with 304. The body is in memory: no disk read per request.
 func serveFile(w http.ResponseWriter, r *http.Request, f *file, cacheControl string) error {
 	h := w.Header()
-	h.Set("ETag", f.etag)
-	h.Set("Cache-Control", cacheControl)
-	h.Set("X-Content-Type-Options", "nosniff")
+	h["Etag"] = f.etagH
+	h["Cache-Control"] = cacheValues(cacheControl)
+	h["X-Content-Type-Options"] = nosniff
 	if etagMatch(r.Header.Get("If-None-Match"), f.etag) {
 		w.WriteHeader(http.StatusNotModified)
 		return nil
 	}
-	h.Set("Content-Type", f.ctype)
-	h.Set("Content-Length", fmt.Sprint(len(f.body)))
+	h["Content-Type"] = f.ctypeH
+	h["Content-Length"] = f.lengthH
 	w.WriteHeader(http.StatusOK)
 	if r.Method != http.MethodHead {
 		_, err := w.Write(f.body)
 		return err
 	}
 	return nil
+}
+
+var (
+	nosniff     = []string{"nosniff"}
+	cacheValueM = map[string][]string{}
+)
+
+// cacheValues returns a shared header value for a Cache-Control constant.
+func cacheValues(v string) []string {
+	if hv, ok := cacheValueM[v]; ok {
+		return hv
+	}
+	return []string{v}
+}
+
+func init() {
+	for _, v := range []string{cacheWeeklyLatest, cacheImmutable, cacheFiveMinutes, cachePrecheck, cacheShort, cachePage} {
+		cacheValueM[v] = []string{v}
+	}
 }
 
 // etagMatch implements If-None-Match's weak comparison over a list.
@@ -172,6 +230,9 @@ func (s *Server) dataFile(w http.ResponseWriter, r *http.Request) error {
 	}
 	if version == "svc-100" {
 		cache = cacheImmutable // the test set's files are frozen
+	}
+	if f := snap.dataJSON[version+strings.TrimPrefix(rel, parts[0])]; f != nil {
+		return serveFile(w, r, f, cache) // the version's manifest and data package, from memory
 	}
 	full := filepath.Join(s.public, "data", filepath.FromSlash(version), filepath.FromSlash(strings.TrimPrefix(rel, parts[0])))
 	fi, err := os.Stat(full)

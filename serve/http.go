@@ -13,9 +13,10 @@ import (
 // of writing one, and the adapter turns that into the status and error body.
 type handlerFunc func(w http.ResponseWriter, r *http.Request) error
 
-// adapt turns a handlerFunc into an http.Handler that writes errors, logs
-// method, route, status and latency (never the client address or user
-// agent), and recovers from panics as 500s.
+// adapt turns a handlerFunc into an http.Handler that writes errors,
+// counts status and latency for the stats line, logs a sampled share of
+// requests (method, route, status, latency; never the client address or
+// user agent), and recovers from panics as 500s.
 func (s *Server) adapt(route string, h handlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
@@ -27,8 +28,15 @@ func (s *Server) adapt(route string, h handlerFunc) http.Handler {
 					writeError(rec, fail(errInternal, "internal error"))
 				}
 			}
-			s.log.Info("request", "method", r.Method, "route", route, "status", rec.status,
-				"ms", float64(time.Since(start).Microseconds())/1000)
+			status, d := rec.status, time.Since(start)
+			if status == 0 {
+				status = http.StatusOK // nothing written: net/http sends 200
+			}
+			s.stats.observe(status, d)
+			if s.sampled() {
+				s.log.Info("request", "method", r.Method, "route", route, "status", status,
+					"ms", float64(d.Microseconds())/1000)
+			}
 		}()
 		if err := h(rec, r); err != nil {
 			if rec.status != 0 {

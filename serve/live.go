@@ -87,11 +87,10 @@ func (s *Server) CanAgentCheckout(ctx context.Context, caller, rawURL string) (*
 	if strings.TrimSpace(rawURL) == "" {
 		return nil, fail(ErrInvalid, "url is required: pass the store's public homepage or a product URL, e.g. ?url=https://shop.example/")
 	}
-	u, err := fetch.ParseURL(rawURL)
+	u, host, err := liveCheckURL(rawURL, s.cfg.Engine.FixtureMode()) // storehost.go: what a live check may save
 	if err != nil {
-		return nil, unsafeURL(err)
+		return nil, err
 	}
-	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
 	if err := s.limits.take(caller, 1, quotaCheckoutReads, quotaSiteReads); err != nil {
 		return nil, err
 	}

@@ -432,7 +432,7 @@ func TestDirectoryLimits(t *testing.T) {
 	f := sharedReadFixture(t)
 	ts := f.newServer(t, Config{TrustProxy: true})
 	from := func(ip string) []string { return []string{"X-Forwarded-For", ip} }
-	ts.get(t, "/api/agent-checkout?url=shop.test", from("203.0.113.1")...) // a checkout read (503 here: no engine)
+	ts.get(t, "/api/agent-checkout?url=shop.example.co.uk", from("203.0.113.1")...) // a checkout read (503 here: no engine)
 	for i := 0; i < 49; i++ {
 		if resp, body := ts.get(t, "/api/agent-checkout/stores", from("203.0.113.1")...); resp.StatusCode != 200 {
 			t.Fatalf("read %d: %d %s", i+2, resp.StatusCode, body)

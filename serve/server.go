@@ -50,6 +50,13 @@ type Config struct {
 	BaseURL string
 	// Reload is how often the server looks for a new snapshot; default 2 s.
 	Reload time.Duration
+	// AccessLog is the share of requests logged one line each: 0 none (the
+	// default), 1 every one, 0.01 one in a hundred. Failures (5xx, panics)
+	// are logged whatever it is.
+	AccessLog float64
+	// StatsEvery is how often one line of aggregate request counts is
+	// logged (logging.go); 0 never.
+	StatsEvery time.Duration
 }
 
 // Server holds what the handlers share. Create it with New.
@@ -80,6 +87,12 @@ type Server struct {
 
 	inflightMu sync.Mutex
 	inflight   map[string]bool // hosts with a live check running
+
+	heavy     *heavyGate // slots for requests with large bodies (httpserver.go)
+	logs      *logQueue  // behind s.log: requests never wait for a log write
+	stats     reqStats   // counts of the current stats interval
+	statsStop chan struct{}
+	statsDone chan struct{}
 }
 
 // snapshot is one published version as the server sees it; requests read
@@ -88,7 +101,10 @@ type snapshot struct {
 	version string
 	files   map[string]*file  // public/ paths outside data/ -> body
 	sha256  map[string]string // "<version>/<file>" -> sha256, from the manifest
-	read    *readLayer        // lookups and DuckDB over the tables; nil without tables
+	// dataJSON holds the version's small JSON documents (manifest.json,
+	// datapackage.json) by "<version>/<file>", served from memory.
+	dataJSON map[string]*file
+	read     *readLayer // lookups and DuckDB over the tables; nil without tables
 }
 
 // New opens the state log, replays it, loads the latest snapshot (if any)
@@ -108,15 +124,21 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	log, logs := newServerLog(cfg.Log)
 	s := &Server{
-		cfg: cfg, log: cfg.Log, now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
+		cfg: cfg, log: log, logs: logs, heavy: newHeavyGate(), now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
 		state: st, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
 		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
 		llm: &llmCache{m: map[string]cachedRead{}},
 	}
 	if err := state.Replay(filepath.Join(cfg.DataDir, "state"), s.replay); err != nil {
 		st.Close()
+		logs.close()
 		return nil, fmt.Errorf("replay state: %w", err)
+	}
+	if cfg.StatsEvery > 0 {
+		s.statsStop, s.statsDone = make(chan struct{}), make(chan struct{})
+		go s.statsLoop(cfg.StatsEvery, s.statsStop, s.statsDone)
 	}
 	s.snap.Store(&snapshot{})
 	if err := s.Reload(); err != nil {
@@ -134,13 +156,21 @@ func (s *Server) replay(rec state.Record) error {
 	return nil
 }
 
-// Close releases the state log.
+// Close releases the state log, and writes the last stats line and every
+// queued log record.
 func (s *Server) Close() error {
 	// The read layer closes once the requests reading it are done.
 	if old := s.snap.Swap(&snapshot{}); old != nil && old.read != nil {
 		old.read.release()
 	}
-	return s.state.Close()
+	if s.statsStop != nil {
+		close(s.statsStop)
+		<-s.statsDone
+		s.statsStop = nil
+	}
+	err := s.state.Close()
+	s.logs.close()
+	return err
 }
 
 func (s *Server) current() *snapshot { return s.snap.Load() }
@@ -179,7 +209,8 @@ func (s *Server) reload(ctx context.Context) error {
 		s.badVersion, s.badErr = version, err
 		return err
 	}
-	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read})
+	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read,
+		dataJSON: loadDataJSON(filepath.Join(s.public, "data", version), version)})
 	if old != nil && old.read != nil {
 		old.read.release() // closed when its last request is done
 	}
@@ -259,9 +290,10 @@ func (s *Server) caller(r *http.Request) string {
 // link makes a path absolute when a base URL is configured.
 func (s *Server) link(p string) string { return s.cfg.BaseURL + p }
 
-// Handler returns the HTTP handler with every route.
+// Handler returns the HTTP handler with every route, behind the
+// connection rules of httpserver.go.
 func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	s.routes(mux)
-	return cors(mux)
+	return guard(cors(s.gateHeavy(mux)))
 }

@@ -362,7 +362,7 @@ func TestLiveCheckBusyHost(t *testing.T) {
 
 func TestLiveCheckUnavailable(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	resp, body := ts.get(t, "/api/agent-checkout?url=https://shop.example/")
+	resp, body := ts.get(t, "/api/agent-checkout?url=https://shop.example.co.uk/")
 	if resp.StatusCode != 503 || errorCode(t, body) != "unavailable" {
 		t.Errorf("no engine: %d %s", resp.StatusCode, body)
 	}

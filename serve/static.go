@@ -38,8 +38,8 @@ func (s *Server) adoption(w http.ResponseWriter, r *http.Request) error {
 	if f == nil {
 		return fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
 	}
-	if asOf := jsonField(f.body, "asOf"); asOf != "" {
-		w.Header().Set("X-Svc-Data-As-Of", asOf)
+	if f.asOf != "" {
+		w.Header().Set("X-Svc-Data-As-Of", f.asOf) // read when the snapshot was loaded
 	}
 	return serveFile(w, r, f, cacheFiveMinutes)
 }

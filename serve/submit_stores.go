@@ -257,6 +257,11 @@ func (s *Server) vetHost(ctx context.Context, host string) HostResult {
 		case errors.Is(err, fetch.ErrTooLarge):
 			return rejected(ReasonUnreachable, "the homepage is larger than %d MiB", fetch.DefaultMaxBody>>20)
 		}
+		s.log.Info("submitted store unreachable", "host", host, "detail", fetch.Detail(err))
+		var ne *fetch.NetError
+		if errors.As(err, &ne) {
+			return rejected(ReasonUnreachable, "the homepage could not be reached over HTTPS: %s", ne.Class)
+		}
 		return rejected(ReasonUnreachable, "the homepage could not be reached over HTTPS (name, connection or certificate failed)")
 	}
 	if resp.URL.Scheme != "https" {

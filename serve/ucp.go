@@ -21,10 +21,10 @@ const maxValidateBody = 6*ucp.MaxProfileBytes + 4096
 // the validate_ucp_profile tool. A pasted profile is validated without any
 // fetch and without a limit; a URL is fetched (300 a day per network).
 func (s *Server) ValidateUCP(ctx context.Context, caller, rawURL string, profile []byte) (*ucp.Report, error) {
-	if s.cfg.UCP == nil {
-		return nil, fail(ErrUnavailable, "UCP validation is unavailable on this server")
-	}
 	if profile != nil {
+		if s.cfg.UCP == nil {
+			return nil, fail(ErrUnavailable, "UCP validation is unavailable on this server")
+		}
 		rep, err := s.cfg.UCP.Validate(ctx, profile)
 		if errors.Is(err, ucp.ErrTooLarge) {
 			return nil, fail(ErrTooLarge, "the profile is %d bytes; the limit is 256 KB", len(profile))
@@ -37,6 +37,9 @@ func (s *Server) ValidateUCP(ctx context.Context, caller, rawURL string, profile
 	if _, err := fetch.ParseURL(rawURL); err != nil {
 		return nil, unsafeURL(err)
 	}
+	if s.cfg.UCP == nil {
+		return nil, fail(ErrUnavailable, "UCP validation is unavailable on this server")
+	}
 	if err := s.limits.take(caller, 1, quotaUCPFetch); err != nil {
 		return nil, err
 	}
@@ -48,6 +51,11 @@ func (s *Server) ValidateUCP(ctx context.Context, caller, rawURL string, profile
 		return nil, fail(ErrTooLarge, "the profile at that URL is larger than 256 KB")
 	case err != nil:
 		return nil, fail(ErrUnavailable, "validation could not run; try again later")
+	}
+	if rep.FetchFailed() {
+		// The answer says what failed by class; the raw error (it can name
+		// our resolver or an address) is for the operator only.
+		s.log.Info("ucp profile not fetched", "profile_url", rep.Source.ProfileURL, "class", rep.Source.FetchError, "detail", rep.FetchDetail())
 	}
 	return rep, nil
 }

@@ -105,7 +105,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	if o.exitAfter {
 		return nil
 	}
-	so := &serveOptions{globals: o.globals, addr: o.addr, ucpFlags: o.ucpFlags}
+	so := &serveOptions{globals: o.globals, addr: o.addr, ucpFlags: o.ucpFlags, statsEvery: time.Minute}
 	return serveRun(ctx, so, func(addr string) {
 		base := "http://" + addr
 		if err := waitReady(ctx, base+"/api/protocols"); err != nil {

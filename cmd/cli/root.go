@@ -11,7 +11,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -85,6 +87,23 @@ func (g *globals) newClient() (*fetch.Client, error) {
 }
 
 // envOr returns the environment variable's value, or def when it is unset.
+// envFloat reads a number from the environment; def when unset or not one.
+func envFloat(name string, def float64) float64 {
+	if v, err := strconv.ParseFloat(os.Getenv(name), 64); err == nil {
+		return v
+	}
+	return def
+}
+
+// envDuration reads a duration ("30s", "5m") from the environment; def when
+// unset or not one.
+func envDuration(name string, def time.Duration) time.Duration {
+	if v, err := time.ParseDuration(os.Getenv(name)); err == nil {
+		return v
+	}
+	return def
+}
+
 func envOr(name, def string) string {
 	if v, ok := os.LookupEnv(name); ok && v != "" {
 		return v

@@ -21,6 +21,8 @@ type serveOptions struct {
 	addr       string
 	baseURL    string
 	trustProxy bool
+	accessLog  float64       // share of requests logged one line each
+	statsEvery time.Duration // interval of the aggregate request line
 	ucpFlags   ucpSchemaFlags
 }
 
@@ -36,8 +38,12 @@ leaderboard submissions, and the MCP server. A new snapshot is picked up
 without a restart.
 
 Logs are JSON lines on stderr and never hold a client address or user
-agent; limits key on an HMAC of the client's network with a secret kept in
-DATA/state. Behind a reverse proxy, --trust-proxy takes the client address
+agent (every line is scrubbed of IP addresses); limits key on an HMAC of
+the client's network with a secret kept in DATA/state. Every minute
+(--stats-every) one line counts the requests by status class with their
+p50 and p99 latency; one line per request is off unless --access-log asks
+for a share of them. Logging never makes a request wait: lines that cannot
+be written in time are dropped and counted. Behind a reverse proxy, --trust-proxy takes the client address
 from the last X-Forwarded-For entry. SIGTERM or Ctrl-C shuts down
 gracefully.
 
@@ -58,6 +64,8 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 	f.StringVar(&o.addr, "addr", envOr("SVC_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_ADDR)")
 	f.StringVar(&o.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of links in answers (env SVC_BASE_URL); empty for root-relative")
 	f.BoolVar(&o.trustProxy, "trust-proxy", false, "take the client address from X-Forwarded-For (only behind your own proxy)")
+	f.Float64Var(&o.accessLog, "access-log", envFloat("SVC_ACCESS_LOG", 0), "share of requests logged one line each, 0 to 1 (env SVC_ACCESS_LOG); 0 logs none")
+	f.DurationVar(&o.statsEvery, "stats-every", envDuration("SVC_STATS_EVERY", time.Minute), "interval of the one log line of request counts and latency (env SVC_STATS_EVERY); 0 for none")
 	o.ucpFlags.register(cmd)
 	return cmd
 }
@@ -76,7 +84,7 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 	}
 	srv, err := serve.New(serve.Config{
 		DataDir: o.data, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
-		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL,
+		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery,
 		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})
 	if err != nil {
@@ -87,15 +95,7 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 	if err != nil {
 		return fmt.Errorf("serve: %w", err)
 	}
-	hs := &http.Server{
-		Handler:           srv.Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      120 * time.Second, // a live check may take a while
-		IdleTimeout:       120 * time.Second,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := srv.HTTPServer()
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go srv.Watch(wctx)

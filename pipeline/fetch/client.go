@@ -162,11 +162,11 @@ func (c *Client) dial(ctx context.Context, d *net.Dialer, network, addr string) 
 		}
 	}
 	if len(ips) == 0 {
-		return nil, fmt.Errorf("resolve %s: no addresses", host)
+		return nil, fmt.Errorf("resolve %s: %w", host, errNoAddresses)
 	}
 	for _, ip := range ips {
 		if r := BlockedReason(ip); r != "" {
-			return nil, refuse(host, CodeBlockedAddress, fmt.Sprintf("%s resolves to a %s", host, r))
+			return nil, refuse(host, CodeBlockedAddress, fmt.Sprintf("%s resolves to %s %s", host, article(r), r))
 		}
 	}
 	var lastErr error
@@ -192,7 +192,7 @@ func (c *Client) control(ctx context.Context, network, address string, _ syscall
 		return refuse(address, CodeBlockedAddress, "the address could not be checked")
 	}
 	if r := BlockedReason(ap.Addr()); r != "" {
-		return refuse(address, CodeBlockedAddress, "the destination is a "+r)
+		return refuse(address, CodeBlockedAddress, "the destination is "+article(r)+" "+r)
 	}
 	return nil
 }
@@ -311,5 +311,5 @@ func (c *Client) wrapErr(u *url.URL, err error, ctx context.Context) error {
 	if errors.As(err, &ne) && ne.Timeout() {
 		return fmt.Errorf("get %s: %w after %s", u.Redacted(), ErrTimeout, c.opts.Timeout)
 	}
-	return fmt.Errorf("get %s: %w", u.Redacted(), err)
+	return &NetError{URL: u.Redacted(), Class: netClass(err), Err: err}
 }

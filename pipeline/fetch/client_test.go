@@ -348,7 +348,8 @@ func TestBlockedReasonPublic(t *testing.T) {
 }
 
 func FuzzParseURL(f *testing.F) {
-	for _, s := range []string{"http://127.0.0.1/", "https://shop.test/x", "0x7f.1", "http://[::ffff:1.2.3.4]/", "a.b.c.d", "http://1.2.3.4.5/"} {
+	for _, s := range []string{"http://127.0.0.1/", "https://shop.test/x", "0x7f.1", "http://[::ffff:1.2.3.4]/", "a.b.c.d", "http://1.2.3.4.5/",
+		"http://127。0。0。1/", "１２７.０.０.１", "http:/127.0.0.1/", "mailto:a@b.c", "shop.example:8443"} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -359,9 +360,13 @@ func FuzzParseURL(f *testing.F) {
 			}
 			return
 		}
-		// Whatever is accepted must not be an IP literal of a blocked range.
+		// Whatever is accepted must not be an IP literal of a blocked range,
+		// neither as kept nor as a browser or resolver would read it.
 		if a, ok, _ := hostIP(u.Hostname()); ok && BlockedReason(a) != "" {
 			t.Fatalf("ParseURL(%q) accepted blocked address %s", s, a)
+		}
+		if h, err := CanonicalHost(u.Hostname()); err != nil || h != strings.Trim(strings.ToLower(strings.TrimSuffix(u.Hostname(), ".")), "[]") && !strings.Contains(h, ":") {
+			t.Fatalf("ParseURL(%q) kept host %q, which normalises to %q (%v)", s, u.Hostname(), h, err)
 		}
 	})
 }

@@ -13,8 +13,16 @@ const MaxURLLength = 2048
 
 // ParseURL checks a URL from outside before anything is dialled: absolute,
 // http or https, no user-info, a valid host, and no IP literal (in any of the
-// spellings a resolver accepts) that points at a non-public address. A bare
-// host such as "shop.example" is taken as https://shop.example/.
+// spellings a resolver or browser accepts) that points at a non-public
+// address. A bare host such as "shop.example" (or "shop.example:8443") is
+// taken as https://shop.example/.
+//
+// The host is normalised the way a browser's URL parser does it (WHATWG URL,
+// host parsing: UTS #46 mapping to ASCII first, then the IPv4 forms) before
+// any check, and the returned URL carries that normalised host. So
+// "１２７.０.０.１" and "127。0。0。1" are judged, and refused, as the
+// 127.0.0.1 they become; every endpoint that takes a URL or host goes through
+// here.
 //
 // Names are not resolved here; the dialer checks every resolved address.
 func ParseURL(raw string) (*url.URL, error) {
@@ -25,77 +33,172 @@ func ParseURL(raw string) (*url.URL, error) {
 	if len(raw) > MaxURLLength {
 		return nil, refuse(raw[:64]+"…", CodeInvalidURL, "the URL is longer than 2048 characters")
 	}
-	if !strings.Contains(raw, "://") && !strings.HasPrefix(raw, "//") {
+	if err := checkScheme(raw); err != nil {
+		return nil, err
+	}
+	if !hasScheme(raw) && !strings.HasPrefix(raw, "//") {
 		raw = "https://" + raw
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
 		return nil, refuse(raw, CodeInvalidURL, "the URL does not parse: "+strings.TrimPrefix(err.Error(), "parse "))
 	}
-	if err := checkURL(u); err != nil {
+	host, err := canonicalURLHost(u)
+	if err != nil {
 		return nil, err
 	}
-	// Dial and send the A-label form of an internationalised name.
-	if h := u.Hostname(); !isASCII(h) {
-		a, _ := idna.Lookup.ToASCII(h) // checkURL accepted it
-		if p := u.Port(); p != "" {
-			a += ":" + p
+	// Dial, send and save the normalised host: the A-label form of an
+	// internationalised name, the dotted quad of an IPv4 address.
+	if host != strings.ToLower(u.Hostname()) {
+		if strings.Contains(host, ":") {
+			host = "[" + host + "]"
 		}
-		u.Host = a
+		if p := u.Port(); p != "" {
+			host += ":" + p
+		}
+		u.Host = host
 	}
 	return u, nil
+}
+
+// schemeName reports the scheme a URL starts with ("mailto" of
+// "mailto:x@y"), or "" when it starts with none. A host with a port
+// ("shop.example:8443/x") is not a scheme.
+func schemeName(raw string) string {
+	i := strings.IndexByte(raw, ':')
+	if i <= 0 {
+		return ""
+	}
+	name := raw[:i]
+	for j, r := range name {
+		isAlpha := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !isAlpha && (j == 0 || !(r >= '0' && r <= '9' || r == '+' || r == '-' || r == '.')) {
+			return ""
+		}
+	}
+	rest := raw[i+1:]
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	if rest != "" && strings.Trim(rest, "0123456789") == "" && !strings.HasPrefix(raw[i+1:], "//") {
+		return "" // HOST:PORT
+	}
+	return name
+}
+
+func hasScheme(raw string) bool { return schemeName(raw) != "" }
+
+// checkScheme refuses, with a message that says what the URL is, every
+// scheme but http and https, and an http(s) URL without its "//" (a
+// mistyped "http:/127.0.0.1/" would otherwise parse as a host named "http").
+func checkScheme(raw string) error {
+	name := schemeName(raw)
+	switch strings.ToLower(name) {
+	case "":
+		return nil
+	case "http", "https":
+		if !strings.HasPrefix(raw[len(name)+1:], "//") {
+			return refuse(raw, CodeInvalidURL, "the URL is missing the // after "+name+": write "+strings.ToLower(name)+"://host/")
+		}
+		return nil
+	case "mailto":
+		return refuse(raw, CodeScheme, "a mailto: URL is an e-mail address, not a web page; give the store's http or https address")
+	case "javascript":
+		return refuse(raw, CodeScheme, "a javascript: URL is a script, not a web page; give the store's http or https address")
+	case "data":
+		return refuse(raw, CodeScheme, "a data: URL holds its content inline and names no web page; give the store's http or https address")
+	}
+	return refuse(raw, CodeScheme, "only http and https URLs are allowed, not "+name+":")
 }
 
 // checkURL applies the static checks of ParseURL to an already parsed URL; the
 // redirect policy calls it on every hop.
 func checkURL(u *url.URL) error {
+	_, err := canonicalURLHost(u)
+	return err
+}
+
+// canonicalURLHost checks scheme, user-info and port of u and returns its
+// host normalised: lower case, mapped to ASCII by UTS #46 (fullwidth
+// letters and digits, ideographic full stops, ...), and an IPv4 address in
+// any legacy form as a dotted quad, IPv6 without brackets. It refuses a host
+// that normalises to a non-public address, to a malformed name, or to a
+// loopback name.
+func canonicalURLHost(u *url.URL) (string, error) {
 	raw := u.Redacted()
 	switch strings.ToLower(u.Scheme) {
 	case "http", "https":
 	case "":
-		return refuse(raw, CodeInvalidURL, "the URL has no scheme; use http:// or https://")
+		return "", refuse(raw, CodeInvalidURL, "the URL has no scheme; use http:// or https://")
 	default:
-		return refuse(raw, CodeScheme, "only http and https URLs are allowed, not "+u.Scheme+":")
+		return "", refuse(raw, CodeScheme, "only http and https URLs are allowed, not "+u.Scheme+":")
 	}
 	if u.User != nil {
-		return refuse(raw, CodeUserInfo, "URLs with a user name or password are not allowed")
+		return "", refuse(raw, CodeUserInfo, "URLs with a user name or password are not allowed")
 	}
 	host := u.Hostname()
 	if host == "" {
-		return refuse(raw, CodeInvalidURL, "the URL has no host")
+		return "", refuse(raw, CodeInvalidURL, "the URL has no host")
 	}
 	if p := u.Port(); p != "" {
 		n, err := strconv.Atoi(p)
 		if err != nil || n < 1 || n > 65535 {
-			return refuse(raw, CodeInvalidURL, "the port is not a number from 1 to 65535")
+			return "", refuse(raw, CodeInvalidURL, "the port is not a number from 1 to 65535")
 		}
 	}
-	if addr, ok, err := hostIP(host); err != nil {
-		return refuse(raw, CodeInvalidURL, err.Error())
-	} else if ok {
+	name, err := CanonicalHost(host)
+	if err != nil {
+		return "", refuse(raw, CodeInvalidURL, err.Error())
+	}
+	if addr, err := netip.ParseAddr(name); err == nil {
 		if r := BlockedReason(addr); r != "" {
-			return refuse(raw, CodeBlockedAddress, "the host is a "+r)
+			return "", refuse(raw, CodeBlockedAddress, "the host is "+article(r)+" "+r)
 		}
-		return nil
+		return name, nil
 	}
-	name := strings.TrimSuffix(strings.ToLower(host), ".")
-	if a, err := idna.Lookup.ToASCII(name); err == nil {
-		name = a
-	} else {
-		return refuse(raw, CodeInvalidURL, "the host name is not a valid domain name")
+	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
+		return "", refuse(raw, CodeBlockedAddress, "the host is a loopback name")
 	}
+	return name, nil
+}
+
+// CanonicalHost normalises a host name or IP literal the way a browser's URL
+// parser does (WHATWG URL, host parsing): an IPv6 literal (with or without
+// brackets) to its canonical text; anything else is mapped to ASCII by
+// UTS #46 (lower case, fullwidth forms and the ideographic full stop
+// folded, internationalised labels to A-labels), and only then, if its last
+// label is a number, read as an IPv4 address in any inet_aton form
+// ("0x7f.1", "2130706433", "0177.0.0.1") and written as a dotted quad. A
+// trailing dot is dropped. The error says, in words for a user, why the
+// host is not one.
+func CanonicalHost(host string) (string, error) {
+	h := strings.TrimSuffix(host, ".")
+	if strings.Contains(h, ":") {
+		a, err := netip.ParseAddr(strings.Trim(h, "[]"))
+		if err != nil {
+			return "", errString("the IPv6 address does not parse")
+		}
+		return a.WithZone("").String(), nil
+	}
+	name, err := idna.Lookup.ToASCII(strings.ToLower(h))
+	if err != nil {
+		return "", errString("the host name is not a valid domain name")
+	}
+	name = strings.TrimSuffix(name, ".")
 	if name == "" || strings.Contains(name, "..") || strings.HasPrefix(name, ".") {
-		return refuse(raw, CodeInvalidURL, "the host name is malformed")
+		return "", errString("the host name is malformed")
 	}
 	for _, r := range name {
 		if !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '-' || r == '.' || r == '_') {
-			return refuse(raw, CodeInvalidURL, "the host name has a character that is not allowed: "+strconv.QuoteRune(r))
+			return "", errString("the host name has a character that is not allowed: " + strconv.QuoteRune(r))
 		}
 	}
-	if name == "localhost" || strings.HasSuffix(name, ".localhost") {
-		return refuse(raw, CodeBlockedAddress, "the host is a loopback name")
+	if addr, ok, err := hostIP(name); err != nil {
+		return "", err
+	} else if ok {
+		return addr.String(), nil
 	}
-	return nil
+	return name, nil
 }
 
 // hostIP reports whether host is an IP literal, accepting every spelling that
@@ -121,6 +224,14 @@ func hostIP(host string) (netip.Addr, bool, error) {
 		return netip.Addr{}, false, errString("the host looks like an IPv4 address but is not a valid one")
 	}
 	return a, true, nil
+}
+
+// article is "a" or "an" for the phrase that follows it.
+func article(phrase string) string {
+	if phrase != "" && strings.ContainsRune("aeiouAEIOU", rune(phrase[0])) {
+		return "an"
+	}
+	return "a"
 }
 
 type errString string
@@ -192,13 +303,4 @@ func parseLooseIPv4(parts []string) (netip.Addr, bool) {
 	}
 	v |= uint32(last)
 	return netip.AddrFrom4([4]byte{byte(v >> 24), byte(v >> 16), byte(v >> 8), byte(v)}), true
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }

@@ -101,26 +101,39 @@ func (v *Validator) notRead() *validation {
 	return r
 }
 
-// unreachable is the report of a profile no HTTP answer came for.
+// unreachable is the report of a profile no HTTP answer came for. It says
+// what went wrong by class ("DNS lookup failed"); the raw network error,
+// which can name the resolver or an address, stays out of the report
+// (FetchDetail has it, for the log).
 func (v *Validator) unreachable(rawURL, profileURL string, err error) *Report {
 	r := v.notRead()
-	r.Source = Source{Type: "url", URL: rawURL, ProfileURL: profileURL, FetchError: err.Error()}
-	rule, check := ruleStatus, "no answer: "+err.Error()
+	why := err.Error()
+	var ne *fetch.NetError
+	if errors.As(err, &ne) {
+		why = ne.Class
+	}
+	r.Source = Source{Type: "url", URL: rawURL, ProfileURL: profileURL, FetchError: why}
+	r.fetchDetail = fetch.Detail(err)
+	rule, check := ruleStatus, "no answer: "+why
 	switch {
 	case isTLSError(err):
 		rule = ruleHTTPS
-		check = "the TLS connection failed: " + err.Error()
+		check = "the TLS connection failed: " + why
 	case errors.Is(err, fetch.ErrRefused):
 		rule = ruleNoRedirect
-		check = "too many redirects: " + err.Error()
+		check = "too many redirects: " + why
 	}
 	r.HTTPChecks = []HTTPCheck{{Rule: rule, Status: "fail", Detail: check}}
-	r.fs.rule(rule, "", "the profile could not be fetched from %s: %v (profile_unreachable)", profileURL, err)
+	r.fs.rule(rule, "", "the profile could not be fetched from %s: %s (profile_unreachable)", profileURL, why)
 	r.assemble(r.fs)
 	return &r.Report
 }
 
 func isTLSError(err error) bool {
+	var ne *fetch.NetError
+	if errors.As(err, &ne) {
+		return ne.TLS()
+	}
 	var cv *tls.CertificateVerificationError
 	var ua x509.UnknownAuthorityError
 	var he x509.HostnameError

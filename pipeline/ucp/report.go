@@ -40,7 +40,8 @@ type Report struct {
 	SchemaSource SourceInfo      `json:"schemaSource"`
 	Note         string          `json:"note"`
 
-	html bool // the fetched body was an HTML page
+	html        bool   // the fetched body was an HTML page
+	fetchDetail string // the raw error of a failed fetch, for logs (FetchDetail)
 }
 
 // Item is one finding.
@@ -153,6 +154,11 @@ func (r *Report) readVerdict() string {
 // IsValid reports whether the profile is valid; false also when it could
 // not be read (Valid null).
 func (r *Report) IsValid() bool { return r.Valid != nil && *r.Valid }
+
+// FetchDetail is the raw network error of a profile that could not be
+// fetched, for the server's log only: it can name a resolver or an address,
+// so no answer or dataset carries it ("" when the fetch did not fail).
+func (r *Report) FetchDetail() string { return r.fetchDetail }
 
 // FetchFailed reports whether the profile was to be fetched and no HTTP
 // answer could be read (network error, TLS failure, timeout).

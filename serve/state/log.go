@@ -129,30 +129,48 @@ func (l *Log) append(typ string, t time.Time, data any, sync bool) error {
 	}
 	line = append(line, '\n')
 	l.mu.Lock()
-	defer l.mu.Unlock()
 	if l.f == nil {
+		l.mu.Unlock()
 		return errors.New("append: state log closed")
 	}
 	if l.size+int64(len(line)) > l.maxSize && l.size > 0 {
+		// Synced before it is closed: an Append still waiting for its
+		// fsync of this segment finds it closed and counts on this.
+		if err := syncFile(l.f); err != nil {
+			l.mu.Unlock()
+			return fmt.Errorf("append %s: fsync: %w", typ, err)
+		}
 		if err := l.f.Close(); err != nil {
+			l.mu.Unlock()
 			return err
 		}
 		l.segment++
 		if err := l.openSegment(); err != nil {
+			l.mu.Unlock()
 			return err
 		}
 	}
 	if _, err := l.f.Write(line); err != nil {
+		l.mu.Unlock()
 		return fmt.Errorf("append %s: %w", typ, err)
 	}
+	l.size += int64(len(line))
+	f := l.f
+	l.mu.Unlock()
+	// The fsync runs outside the lock: a slow disk holds up this caller
+	// only, never the writers of other records (every limited read notes a
+	// counter). One fsync covers every record written before it.
 	if sync {
-		if err := l.f.Sync(); err != nil {
+		if err := syncFile(f); err != nil && !errors.Is(err, os.ErrClosed) {
 			return fmt.Errorf("append %s: fsync: %w", typ, err)
 		}
 	}
-	l.size += int64(len(line))
 	return nil
 }
+
+// syncFile is (*os.File).Sync; a test holds it to see that a waiting fsync
+// never holds up other records.
+var syncFile = (*os.File).Sync
 
 // Replay calls fn for every complete record of the log under dir, oldest
 // first. It does not need the log to be open and never writes, so the
@@ -207,7 +225,8 @@ func (l *Log) Close() error {
 	if l.f == nil {
 		return nil
 	}
-	err := l.f.Close()
+	// Synced before it is closed, for an Append still waiting for its fsync.
+	err := errors.Join(syncFile(l.f), l.f.Close())
 	l.f = nil
 	return err
 }

@@ -117,3 +117,53 @@ func TestKeyStableAndSecret(t *testing.T) {
 		t.Errorf("secret file: %v mode %v, want 0600", err, fi.Mode())
 	}
 }
+
+// TestSlowFsyncHoldsUpNoOtherRecord (issue 17, load): an Append waits for
+// its fsync, but other writers (Note, the limit counters of every read) do
+// not wait for it; the record is on disk when Append returns.
+func TestSlowFsyncHoldsUpNoOtherRecord(t *testing.T) {
+	hold, entered := make(chan struct{}), make(chan struct{}, 1)
+	defer func(f func(*os.File) error) { syncFile = f }(syncFile)
+	syncFile = func(f *os.File) error {
+		select {
+		case entered <- struct{}{}:
+			<-hold // the first fsync takes as long as the test says
+		default:
+		}
+		return f.Sync()
+	}
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	appended := make(chan error, 1)
+	go func() { appended <- l.Append("t", time.Now(), item{1}) }()
+	<-entered
+	noted := make(chan error, 1)
+	go func() { noted <- l.Note("t", time.Now(), item{2}) }()
+	select {
+	case err := <-noted:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(10 * time.Second):
+		close(hold)
+		t.Fatal("Note waited for another record's fsync")
+	}
+	select {
+	case <-appended:
+		t.Fatal("Append returned before its fsync")
+	default:
+	}
+	close(hold)
+	if err := <-appended; err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if diff := cmp.Diff([]int{1, 2}, replayAll(t, dir)); diff != "" {
+		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+}
