@@ -74,6 +74,8 @@ type Document struct {
 	// Err is the class of a failure when no response came: "timeout",
 	// "refused", "too_large" or "connect".
 	Err string
+	// Refusal is the code of a refused document (Err "refused").
+	Refusal string
 }
 
 // Refusal is a request the page was not allowed to make. It holds the host
@@ -100,6 +102,7 @@ type Page struct {
 	refused  []Refusal
 	world    runtime.ExecutionContextID
 	served   int
+	loading  bool // the main frame is loading a document
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
@@ -139,6 +142,8 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 
 	paused := chromedp.Events(tctx, cdpfetch.RequestPaused)
 	go p.serve(paused)
+	go p.watch(chromedp.Events(tctx, page.FrameStartedLoading), chromedp.Events(tctx, page.FrameStoppedLoading),
+		chromedp.Events(tctx, page.FrameNavigated))
 	if _, err := chromedp.Call(tctx, cdpfetch.Enable, cdpfetch.EnableParams{
 		Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*", RequestStage: cdpfetch.RequestStageRequest}},
 	}); err != nil {
@@ -244,6 +249,52 @@ func (p *Page) serve(events iter.Seq2[cdpfetch.EventRequestPaused, error]) {
 	}
 }
 
+// watch follows the main frame's loading state, and drops the shopper's
+// isolated world when a new document replaces it.
+func (p *Page) watch(started iter.Seq2[page.EventFrameStartedLoading, error], stopped iter.Seq2[page.EventFrameStoppedLoading, error],
+	navigated iter.Seq2[page.EventFrameNavigated, error]) {
+	go func() {
+		for ev, err := range started {
+			if err != nil {
+				return
+			}
+			if ev.FrameID == p.frame {
+				p.mu.Lock()
+				p.loading, p.activity = true, time.Now()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	go func() {
+		for ev, err := range navigated {
+			if err != nil {
+				return
+			}
+			if ev.Frame != nil && ev.Frame.ID == p.frame {
+				p.resetWorld()
+			}
+		}
+	}()
+	for ev, err := range stopped {
+		if err != nil {
+			return
+		}
+		if ev.FrameID == p.frame {
+			p.mu.Lock()
+			p.loading, p.activity = false, time.Now()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// Touch marks activity now, so that Settle waits its quiet time from an
+// action (a click whose navigation has not started yet).
+func (p *Page) Touch() {
+	p.mu.Lock()
+	p.activity = time.Now()
+	p.mu.Unlock()
+}
+
 func (p *Page) track(d int) {
 	p.mu.Lock()
 	p.inflight += d
@@ -322,8 +373,8 @@ func (p *Page) handle(ev *cdpfetch.EventRequestPaused) {
 		class, reason := "connect", network.ErrorReasonConnectionFailed
 		switch r, refused := fetch.IsRefused(err); {
 		case refused:
-			class, reason = "refused", network.ErrorReasonBlockedByClient
-			p.addRefusal(Refusal{Host: host, Code: r.Code})
+			p.fail(ev, network.ErrorReasonBlockedByClient, Refusal{Host: host, Code: r.Code})
+			return
 		case errors.Is(err, fetch.ErrTimeout):
 			class, reason = "timeout", network.ErrorReasonTimedOut
 		case errors.Is(err, fetch.ErrTooLarge):
@@ -369,6 +420,10 @@ func hostOf(u *url.URL) string {
 func (p *Page) fail(ev *cdpfetch.EventRequestPaused, reason network.ErrorReason, r Refusal) {
 	if r.Code != "" {
 		p.addRefusal(r)
+		if ev.ResourceType == network.ResourceTypeDocument && ev.FrameID == p.frame {
+			u, _ := url.Parse(ev.Request.URL)
+			p.addDoc(Document{URL: u, Err: "refused", Refusal: r.Code})
+		}
 	}
 	_, _ = chromedp.Call(p.ctx, cdpfetch.FailRequest, cdpfetch.FailRequestParams{RequestID: ev.RequestID, ErrorReason: reason})
 }
@@ -441,7 +496,7 @@ func (p *Page) Settle(ctx context.Context) error {
 		case <-tick.C:
 		}
 		p.mu.Lock()
-		idle := p.inflight == 0 && time.Since(p.activity) >= quiet
+		idle := p.inflight == 0 && !p.loading && time.Since(p.activity) >= quiet
 		p.mu.Unlock()
 		if !idle {
 			continue
@@ -591,6 +646,7 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
 	if p.opts.Mobile {
+		p.Touch()
 		pt := []*input.TouchPoint{{X: x, Y: y}}
 		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: pt}); err != nil {
 			return fmt.Errorf("tap: %w", err)
@@ -600,6 +656,7 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 		}
 		return nil
 	}
+	p.Touch()
 	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
 		prm := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
 		if typ != input.DispatchMouseEventTypeMouseMoved {
