@@ -295,5 +295,24 @@
     return true;
   }
 
-  return {snapshot, state, point, describe, select, register, refs};
+  // toolForms lists the declarative WebMCP tools: forms with a toolname.
+  function toolForms() {
+    const out = [];
+    for (const el of allElements(document.documentElement, [], 20000)) {
+      if (el.tagName !== 'FORM' || !el.hasAttribute('toolname') || out.length >= 32) continue;
+      out.push({ref: register(el), name: clip(el.getAttribute('toolname'), 100), description: clip(el.getAttribute('tooldescription'), 300),
+        form: formFacts(el), visible: visible(el)});
+    }
+    return out;
+  }
+
+  // submit submits a declarative tool's form as the tool call.
+  function submit(i) {
+    const f = refs[i];
+    if (!f || f.tagName !== 'FORM' || !f.isConnected) return false;
+    if (f.requestSubmit) f.requestSubmit(); else f.submit();
+    return true;
+  }
+
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs};
 })

@@ -188,6 +188,9 @@ func Forbidden(it Item) string {
 		}
 	}
 	for _, s := range []string{it.Name, it.Text, it.Aria, it.Title, it.Value} {
+		if s != "" && reCaptchaWords.MatchString(s) {
+			return GuardCaptcha
+		}
 		if s != "" && reForbiddenWords.MatchString(s) {
 			if reAccountWords.MatchString(s) {
 				return GuardAccount
@@ -234,6 +237,8 @@ func Forbidden(it Item) string {
 	}
 	return ""
 }
+
+var reCaptchaWords = regexp.MustCompile(`(?i)\bnot\s+a\s+robot\b|\bi\s+am\s+human\b|\bverify\s+(that\s+)?(you\s+are|you're|i\s+am)\s+(a\s+)?human|captcha`)
 
 var reAccountWords = regexp.MustCompile(`(?i)\b(log\s*-?\s*in|sign\s*-?\s*in|sign\s*-?\s*up|register|create\s+(an\s+|your\s+)?account|my\s+account|forgot|subscribe)\b`)
 
