@@ -125,6 +125,7 @@ checkout URL.`,
 var commands = []func(*globals) *cobra.Command{
 	newDemoCmd,
 	newProbeCmd,
+	newShopCmd,
 	newCheckCmd,
 	newServeCmd,
 	newRunCmd,

@@ -217,6 +217,7 @@ func TestPagesAreIsolatedAndTheProfileIsRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	t.Cleanup(func() { b.Close() })
 	dir := b.Profile()
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("profile %s: %v", dir, err)
