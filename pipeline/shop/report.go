@@ -128,7 +128,7 @@ const Withheld = "(checkout page: address withheld)"
 // query or fragment; on a checkout page only the origin and Withheld.
 func StepURL(raw string, checkout bool) string {
 	u, err := url.Parse(raw)
-	if err != nil || u.Host == "" {
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
 		return ""
 	}
 	if checkout || LooksLikeCheckoutURL(u) {

@@ -96,39 +96,50 @@ func TestShoppersOverTheFixtureShops(t *testing.T) {
 	srv, b := shared(t)
 	opts := runOptions(t, srv, b)
 	only := os.Getenv("SVC_SHOP_ONLY") // host or shopper filter while debugging
-	for _, truth := range shops.Truths() {
-		for _, sh := range []Shopper{Semantic, Accessibility, WebMCP, Mobile} {
-			want := truth.Want[string(sh)]
-			if only != "" && !strings.Contains(truth.Host+"/"+string(sh), only) {
-				continue
-			}
-			t.Run(truth.Host+"/"+string(sh), func(t *testing.T) {
-				rep, err := Run(t.Context(), opts, sh, "https://"+truth.Host+"/")
-				if err != nil {
-					t.Fatalf("run: %v", err)
+	// Two runs at a time, each in its own incognito page of the shared
+	// browser: the table's time on two cores without starving the rest.
+	sem := make(chan struct{}, 2)
+	t.Run("runs", func(t *testing.T) {
+		for _, truth := range shops.Truths() {
+			for _, sh := range []Shopper{Semantic, Accessibility, WebMCP, Mobile} {
+				want := truth.Want[string(sh)]
+				if only != "" && !strings.Contains(truth.Host+"/"+string(sh), only) {
+					continue
 				}
-				if rep.Outcome != want {
-					t.Errorf("outcome %s (%s), want %s (%s)", rep.Outcome, rep.Reason, want, truth.Trait)
-				}
-				if sh == Semantic && truth.Reason != "" && rep.Reason != truth.Reason {
-					t.Errorf("reason %s, want %s", rep.Reason, truth.Reason)
-				}
-				if l := leaked(rep); len(l) > 0 {
-					t.Errorf("the report reveals a checkout address: %v", l)
-				}
-				if rep.Steps != len(rep.Log) || !rep.StoppedBeforePayment {
-					t.Errorf("steps %d, log %d, stoppedBeforePayment %v", rep.Steps, len(rep.Log), rep.StoppedBeforePayment)
-				}
-				if t.Failed() || testing.Verbose() {
-					for _, st := range rep.Log {
-						t.Logf("%d %s %s %q — %s [%s] %s", st.N, st.Action, st.Role, st.Name, st.Note, st.Title, st.URL)
+				t.Run(truth.Host+"/"+string(sh), func(t *testing.T) {
+					t.Parallel()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					rep, err := Run(t.Context(), opts, sh, "https://"+truth.Host+"/")
+					if err != nil {
+						t.Fatalf("run: %v", err)
 					}
-					t.Logf("refused: %+v", rep.Refused)
-				}
-			})
+					if rep.Outcome != want {
+						t.Errorf("outcome %s (%s), want %s (%s)", rep.Outcome, rep.Reason, want, truth.Trait)
+					}
+					if sh == Semantic && truth.Reason != "" && rep.Reason != truth.Reason {
+						t.Errorf("reason %s, want %s", rep.Reason, truth.Reason)
+					}
+					if l := leaked(rep); len(l) > 0 {
+						t.Errorf("the report reveals a checkout address: %v", l)
+					}
+					if rep.Steps != len(rep.Log) || !rep.StoppedBeforePayment {
+						t.Errorf("steps %d, log %d, stoppedBeforePayment %v", rep.Steps, len(rep.Log), rep.StoppedBeforePayment)
+					}
+					if t.Failed() || testing.Verbose() {
+						for _, st := range rep.Log {
+							t.Logf("%d %s %s %q — %s [%s] %s", st.N, st.Action, st.Role, st.Name, st.Note, st.Title, st.URL)
+						}
+						t.Logf("refused: %+v", rep.Refused)
+					}
+				})
+			}
 		}
-	}
+	})
 	if traps := srv.Shops().Traps(); len(traps) > 0 {
 		t.Errorf("traps were touched: %v", traps)
+	}
+	if n := len(shops.Truths()); n < 17 {
+		t.Errorf("only %d fixture shops", n)
 	}
 }

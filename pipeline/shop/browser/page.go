@@ -142,8 +142,9 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 
 	paused := chromedp.Events(tctx, cdpfetch.RequestPaused)
 	go p.serve(paused)
-	go p.watch(chromedp.Events(tctx, page.FrameStartedLoading), chromedp.Events(tctx, page.FrameStoppedLoading),
-		chromedp.Events(tctx, page.FrameNavigated))
+	if err := chromedp.Listen(tctx, p.watch); err != nil {
+		return fail(err)
+	}
 	if _, err := chromedp.Call(tctx, cdpfetch.Enable, cdpfetch.EnableParams{
 		Patterns: []*cdpfetch.RequestPattern{{URLPattern: "*", RequestStage: cdpfetch.RequestStageRequest}},
 	}); err != nil {
@@ -250,38 +251,26 @@ func (p *Page) serve(events iter.Seq2[cdpfetch.EventRequestPaused, error]) {
 }
 
 // watch follows the main frame's loading state, and drops the shopper's
-// isolated world when a new document replaces it.
-func (p *Page) watch(started iter.Seq2[page.EventFrameStartedLoading, error], stopped iter.Seq2[page.EventFrameStoppedLoading, error],
-	navigated iter.Seq2[page.EventFrameNavigated, error]) {
-	go func() {
-		for ev, err := range started {
-			if err != nil {
-				return
-			}
-			if ev.FrameID == p.frame {
-				p.mu.Lock()
-				p.loading, p.activity = true, time.Now()
-				p.mu.Unlock()
-			}
+// isolated world when a new document replaces it. It runs on the tab's
+// event loop (chromedp.Listen), so started and stopped arrive in order.
+func (p *Page) watch(ev any) {
+	switch e := ev.(type) {
+	case *page.EventFrameStartedLoading:
+		if e.FrameID == p.frame {
+			p.mu.Lock()
+			p.loading, p.activity = true, time.Now()
+			p.mu.Unlock()
 		}
-	}()
-	go func() {
-		for ev, err := range navigated {
-			if err != nil {
-				return
-			}
-			if ev.Frame != nil && ev.Frame.ID == p.frame {
-				p.resetWorld()
-			}
-		}
-	}()
-	for ev, err := range stopped {
-		if err != nil {
-			return
-		}
-		if ev.FrameID == p.frame {
+	case *page.EventFrameStoppedLoading:
+		if e.FrameID == p.frame {
 			p.mu.Lock()
 			p.loading, p.activity = false, time.Now()
+			p.mu.Unlock()
+		}
+	case *page.EventFrameNavigated:
+		if e.Frame != nil && e.Frame.ID == p.frame {
+			p.mu.Lock()
+			p.world = 0
 			p.mu.Unlock()
 		}
 	}
@@ -496,7 +485,9 @@ func (p *Page) Settle(ctx context.Context) error {
 		case <-tick.C:
 		}
 		p.mu.Lock()
-		idle := p.inflight == 0 && !p.loading && time.Since(p.activity) >= quiet
+		// A document still loading with nothing in flight for 3 s is
+		// judged as it stands (a stalled load must not hold a run).
+		idle := p.inflight == 0 && time.Since(p.activity) >= quiet && (!p.loading || time.Since(p.activity) >= 3*time.Second)
 		p.mu.Unlock()
 		if !idle {
 			continue
