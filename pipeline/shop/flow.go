@@ -330,15 +330,6 @@ func (s *session) sameSite(href string) bool {
 	return s.sameBrand(u)
 }
 
-func firstMatch(its []Item, pred func(Item) bool) (Item, bool) {
-	for _, it := range its {
-		if pred(it) {
-			return it, true
-		}
-	}
-	return Item{}, false
-}
-
 func label(it Item) string {
 	for _, s := range []string{it.Name, it.Aria, it.Text, it.Value, it.Title} {
 		if strings.TrimSpace(s) != "" {

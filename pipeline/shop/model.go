@@ -56,7 +56,7 @@ type modelAction struct {
 // what the model says.
 func (s *session) model() error {
 	var history []string
-	tokens, bad := 0, 0
+	spent, bad := 0, 0
 	for step := 0; step < maxModelSteps; step++ {
 		st, err := s.state()
 		if err != nil {
@@ -72,7 +72,7 @@ func (s *session) model() error {
 		byRef := map[int]Item{}
 		prompt := s.snapshotPrompt(st, its, history, byRef)
 		act, used, err := s.ask(prompt)
-		tokens += used
+		spent += used
 		if err != nil {
 			s.record("model", "", "", "the model call failed: "+clipText(err.Error(), 80))
 			if s.added {
@@ -130,7 +130,7 @@ func (s *session) model() error {
 				s.added = true
 			}
 		}
-		if tokens >= maxModelTokens {
+		if spent >= maxModelTokens {
 			s.record("model", "", "", "the token budget is spent")
 			break
 		}

@@ -135,7 +135,7 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 	}
 
 	err = s.open(u.String(), "the store's page")
-	if gateErr, stop := s.gate(); stop {
+	if stop, gateErr := s.gate(); stop {
 		s.finish()
 		return gateErr
 	}
@@ -171,7 +171,7 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 // gate judges the store's first page as the plain-HTTP paths do: no
 // answer (or a 5xx) is unreachable, an address that is not allowed is an
 // unsafe URL, and a redirect off the store is not a store to shop.
-func (s *session) gate() (error, bool) {
+func (s *session) gate() (stop bool, err error) {
 	docs := s.page.Documents()
 	status := 0
 	for _, d := range docs {
@@ -182,22 +182,22 @@ func (s *session) gate() (error, bool) {
 	switch {
 	case len(docs) == 0:
 		s.rep.Outcome, s.rep.Reason = Error, "unreachable"
-		return ErrUnreachable, true
+		return true, ErrUnreachable
 	case docs[0].Err == "refused":
-		return fmt.Errorf("%w: the store's address is not allowed (%s)", ErrInvalidURL, docs[0].Refusal), true
+		return true, fmt.Errorf("%w: the store's address is not allowed (%s)", ErrInvalidURL, docs[0].Refusal)
 	case status == 0:
 		s.rep.Outcome, s.rep.Reason = Error, "unreachable_"+docs[len(docs)-1].Err
-		return ErrUnreachable, true
+		return true, ErrUnreachable
 	case docs[len(docs)-1].Err == "refused":
 		s.rep.Outcome, s.rep.Reason = NotAttempted, "redirected_off_store"
-		return nil, true
+		return true, nil
 	case s.rep.Outcome == Error && strings.HasPrefix(s.rep.Reason, "store_http_5"):
 		s.rep.Reason = "unreachable_http_5xx"
-		return ErrUnreachable, true
+		return true, ErrUnreachable
 	case s.rep.Outcome != "":
-		return nil, true
+		return true, nil
 	}
-	return nil, false
+	return false, nil
 }
 
 // finish takes the screenshot and gathers the refusals.
@@ -216,5 +216,3 @@ func (s *session) finish() {
 		return a.Host+a.Code+a.Method < b.Host+b.Code+b.Method
 	})
 }
-
-func lower(s string) string { return strings.ToLower(s) }

@@ -3,12 +3,10 @@ package shop
 import (
 	"context"
 	_ "embed"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
-	"os"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -25,9 +23,6 @@ var domJS string
 // helper is the expression that installs (once per document) and returns
 // the page helper in the shopper's isolated world.
 var helper = "(globalThis.__svc || (globalThis.__svc = " + domJS + "()))"
-
-var debugTiming = os.Getenv("SVC_SHOP_DEBUG") != ""
-var debugStart = time.Now()
 
 // errStop ends a run early with the outcome already set.
 var errStop = errors.New("run ended")
@@ -105,9 +100,7 @@ func (s *session) recordState(st PageState, action, role, name, note string) {
 		N: len(s.rep.Log) + 1, Action: action, Role: role, Name: safeName(name),
 		Title: clipText(st.Title, 120), URL: StepURL(st.URL, checkout), Note: note,
 	})
-	if debugTiming {
-		s.rep.Log[len(s.rep.Log)-1].Note += fmt.Sprintf(" @%s", time.Since(debugStart))
-	}
+
 }
 
 // safeName keeps an element name fit for the log: short, and never an
@@ -349,9 +342,4 @@ func (s *session) sameBrand(u *url.URL) bool {
 		return true
 	}
 	return !detect.DetectRedirect(s.origin, u).AnotherBrand
-}
-
-func mustJSON(v any) string {
-	b, _ := json.Marshal(v)
-	return string(b)
 }

@@ -29,6 +29,8 @@ var (
 	reToolCheckout = regexp.MustCompile(`(?i)check[\s_-]?out`)
 	reToolSearch   = regexp.MustCompile(`(?i)search|find|list|catalog|products|browse`)
 	reToolCart     = regexp.MustCompile(`(?i)^(view|get|read|show)[\s_-]*(the[\s_-]*)?(cart|bag|basket)$`)
+	reToolFinish   = regexp.MustCompile(`(?i)complete|confirm|submit|finali[sz]e|pay`)
+	reIDArg        = regexp.MustCompile(`(?i)(product|variant|item|sku|offer)[\s_-]*(id|code)?$|^id$|handle`)
 )
 
 // forbiddenTool reports a tool the shopper never calls: placing an order,
@@ -45,7 +47,7 @@ func forbiddenTool(name, description string) bool {
 		}
 	}
 	// Completing or confirming checkout is paying.
-	return reToolCheckout.MatchString(name) && regexp.MustCompile(`(?i)complete|confirm|submit|finali[sz]e|pay`).MatchString(name+" "+description)
+	return reToolCheckout.MatchString(name) && reToolFinish.MatchString(name+" "+description)
 }
 
 // tools lists the page's WebMCP tools, imperative then declarative.
@@ -167,7 +169,7 @@ func (s *session) toolArgs(t tool, all []tool) (map[string]any, error) {
 		p := schema.Properties[name]
 		ln := strings.ToLower(name)
 		switch {
-		case regexp.MustCompile(`(?i)(product|variant|item|sku|offer)[\s_-]*(id|code)?$|^id$|handle`).MatchString(ln):
+		case reIDArg.MatchString(ln):
 			id, err := s.productID(all)
 			if err != nil {
 				return nil, err
