@@ -254,3 +254,32 @@ func TestPagesAreIsolatedAndTheProfileIsRemoved(t *testing.T) {
 		t.Errorf("profile %s still exists after Close (err %v)", dir, err)
 	}
 }
+
+func TestDialogsAreDismissed(t *testing.T) {
+	var confirmed atomic.Int64
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/yes" {
+			confirmed.Add(1)
+			return
+		}
+		fmt.Fprint(w, `<title>before</title><script>alert("hello"); if (confirm("Place the order?")) fetch("/yes"); document.title = "after"</script>`)
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	p, err := b.NewPage(t.Context(), PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := p.Navigate(ctx, "http://dialog.test/"); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := p.Eval(ctx, "document.title", &title); err != nil || title != "after" {
+		t.Errorf("title %q (%v): the dialogs blocked the page", title, err)
+	}
+	if n := confirmed.Load(); n != 0 {
+		t.Errorf("a confirm was accepted %d times", n)
+	}
+}

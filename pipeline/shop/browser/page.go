@@ -267,6 +267,14 @@ func (p *Page) watch(ev any) {
 			p.loading, p.activity = false, time.Now()
 			p.mu.Unlock()
 		}
+	case *page.EventJavascriptDialogOpening:
+		// alert, confirm, prompt, beforeunload: always dismissed (a
+		// confirm is answered "cancel"), never left to block the page.
+		go func() {
+			ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+			defer cancel()
+			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
+		}()
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ID == p.frame {
 			p.mu.Lock()
