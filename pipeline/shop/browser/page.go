@@ -40,7 +40,7 @@ const UserAgentToken = "svc-shopper/1.0 (+agent-commerce readiness; stops before
 
 // Bounds on what a page keeps.
 const (
-	maxDocBody   = 1 << 20 // bytes of a main-frame document kept for wall detection
+	maxDocBody   = 256 << 10 // bytes of a main-frame document kept for wall detection
 	maxDocs      = 32
 	maxRefusals  = 64
 	worldName    = "svc-shopper"
@@ -70,7 +70,7 @@ type Document struct {
 	URL    *url.URL
 	Status int
 	Header http.Header
-	Body   []byte // at most 1 MiB
+	Body   []byte // at most 256 KiB
 	// Err is the class of a failure when no response came: "timeout",
 	// "refused", "too_large" or "connect".
 	Err string
