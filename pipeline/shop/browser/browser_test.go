@@ -152,6 +152,11 @@ fetch("/api").then(r => r.text()).then(t => { document.title = t });
 	if n := site.count("shop.test/ws"); n != 0 {
 		t.Errorf("the WebSocket reached the store %d times", n)
 	}
+	// The WebSocket escapes interception: the refusing proxy must have
+	// stopped it.
+	if esc := b.Escaped(); esc["shop.test"] == 0 {
+		t.Errorf("the refusing proxy saw nothing for shop.test (the WebSocket went elsewhere?): %v", esc)
+	}
 	codes := map[string]bool{}
 	for _, r := range p.Refusals() {
 		codes[r.Host+" "+r.Code] = true
