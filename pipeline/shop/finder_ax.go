@@ -292,3 +292,20 @@ func (s *session) resolve(c control) (Item, error) {
 	it.Ref = ref
 	return it, nil
 }
+
+func (axFinder) listing(s *session, v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Role != "link" || !reListing.MatchString(it.Name) || it.Href != "" && (!s.sameSite(it.Href) || samePage(it.Href, v.st.URL)) {
+			continue
+		}
+		c := it
+		if best == nil || strings.Contains(strings.ToLower(it.Name), "all") && !strings.Contains(strings.ToLower(best.Name), "all") {
+			best = &c
+		}
+	}
+	if best != nil {
+		return axCtl(*best), true
+	}
+	return control{}, false
+}

@@ -298,3 +298,26 @@ func (domFinder) checkout(v view) (control, bool) {
 	}
 	return control{}, false
 }
+
+func (domFinder) listing(s *session, v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Tag != "a" || !it.Visible || it.Href == "" || Forbidden(it) != "" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
+			continue
+		}
+		ts := hrefTokens(it.Href)
+		byName := reListing.MatchString(label(it))
+		byHref := len(ts) > 1 && hasToken(ts[1:2], "collections", "collection", "shop", "products", "catalog", "catalogue", "store", "category", "categories")
+		if !byName && !byHref {
+			continue
+		}
+		c := it
+		if best == nil || byName && !reListing.MatchString(label(*best)) {
+			best = &c
+		}
+	}
+	if best != nil {
+		return ctl(*best), true
+	}
+	return control{}, false
+}

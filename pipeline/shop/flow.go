@@ -33,6 +33,9 @@ type finder interface {
 	// best first; direct are product URLs to open when no control leads
 	// there (A's JSON-LD).
 	products(s *session, v view) (ctl []control, direct []string)
+	// listing returns a link to a catalogue page ("Shop all"), used when
+	// the start page lists no product.
+	listing(s *session, v view) (control, bool)
 	// variant returns a choice to make before adding: a select with its
 	// option, or a radio to click.
 	variant(v view) (control, *Option, bool)
@@ -50,10 +53,11 @@ var (
 	reCart     = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
 	reCheckout = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
 	reAccept   = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
-	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
+	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
 	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
 	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent`)
+	reListing  = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
 	rePick     = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
 
@@ -84,20 +88,65 @@ func (s *session) shop(f finder) error {
 		}
 	}
 	home := s.origin.String()
+	if done, err := s.tryProducts(f, home, v, &tried, &soldOut); done {
+		return err
+	}
+	if tried == 0 {
+		// No product on the start page: a "Shop all" or catalogue link.
+		if c, ok := f.listing(s, v); ok {
+			if err := s.use(c, "open the catalogue"); err != nil && errors.Is(err, errStop) {
+				return err
+			} else if err == nil {
+				if err := s.dismiss(f); err != nil {
+					return err
+				}
+				if lv, err := f.look(s); err == nil {
+					if done, err := s.tryProducts(f, lv.st.URL, lv, &tried, &soldOut); done {
+						return err
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case soldOut:
+		return s.end(NoCart, "sold_out")
+	case tried == 0:
+		return s.end(NoCart, "no_product_found")
+	}
+	return s.end(NoCart, "no_add_control")
+}
+
+// tryProducts opens up to four products listed on the page v (at address
+// home) and tries to buy each. done reports that the run ended (err is
+// then its result).
+func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut *bool) (done bool, err error) {
+	buy := func() (bool, error) {
+		err := s.buy(f)
+		switch {
+		case err == nil:
+			return true, s.toCheckout(f)
+		case errors.Is(err, errSoldOut):
+			*soldOut = true
+		case errors.Is(err, errStop):
+			return true, err
+		}
+		return false, nil
+	}
 	ctls, direct := f.products(s, v)
 	for i, c := range ctls {
-		if tried >= 4 {
+		if *tried >= 4 {
 			break
 		}
-		tried++
-		if i > 0 || tried > 1 {
+		*tried++
+		if i > 0 || *tried > 1 {
 			// A new document: find the same product control again.
 			if err := s.backTo(home); err != nil {
-				return err
+				return true, err
 			}
 			v, err := f.look(s)
 			if err != nil {
-				return err
+				return true, err
 			}
 			again, _ := f.products(s, v)
 			found := false
@@ -113,51 +162,33 @@ func (s *session) shop(f finder) error {
 		}
 		if err := s.use(c, "open a product"); err != nil {
 			if errors.Is(err, errStop) {
-				return err
+				return true, err
 			}
 			continue
 		}
 		if err := s.dismiss(f); err != nil {
-			return err
+			return true, err
 		}
-		err := s.buy(f)
-		switch {
-		case err == nil:
-			return s.toCheckout(f)
-		case errors.Is(err, errSoldOut):
-			soldOut = true
-		case errors.Is(err, errStop):
-			return err
+		if done, err := buy(); done {
+			return true, err
 		}
 	}
 	for _, d := range direct {
-		if tried >= 4 {
+		if *tried >= 4 {
 			break
 		}
-		tried++
+		*tried++
 		if err := s.open(d, "a product of the store's JSON-LD"); err != nil {
-			return err
+			return true, err
 		}
 		if err := s.dismiss(f); err != nil {
-			return err
+			return true, err
 		}
-		err := s.buy(f)
-		switch {
-		case err == nil:
-			return s.toCheckout(f)
-		case errors.Is(err, errSoldOut):
-			soldOut = true
-		case errors.Is(err, errStop):
-			return err
+		if done, err := buy(); done {
+			return true, err
 		}
 	}
-	switch {
-	case soldOut:
-		return s.end(NoCart, "sold_out")
-	case tried == 0:
-		return s.end(NoCart, "no_product_found")
-	}
-	return s.end(NoCart, "no_add_control")
+	return false, nil
 }
 
 var (
