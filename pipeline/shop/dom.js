@@ -132,7 +132,10 @@
       const role = e.getAttribute && e.getAttribute('role');
       if (role === 'dialog' || role === 'alertdialog' || (e.getAttribute && e.getAttribute('aria-modal') === 'true')) return true;
       const s = getComputedStyle(e);
-      return (s.position === 'fixed' || s.position === 'sticky') && +s.zIndex >= 10;
+      if (s.position !== 'fixed' && s.position !== 'sticky') return false;
+      if (+s.zIndex >= 10) return true;
+      const c = ((e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '') + ' ' + (e.id || '');
+      return /cookie|consent|gdpr|privacy|modal|popup|pop-up|newsletter|overlay|banner|dialog/i.test(c);
     });
   }
 
@@ -182,6 +185,18 @@
     };
     if (tag === 'a' && el.href) it.href = clip(String(el.href), 300);
     if (tag === 'input' && (it.type === 'radio' || it.type === 'checkbox')) it.group = clip(el.name, 80);
+    // ARIA radios and toggle buttons (swatches) in a named group.
+    const ariaChecked = el.getAttribute('aria-checked'), ariaPressed = el.getAttribute('aria-pressed');
+    if (tag !== 'input' && (it.role === 'radio' || (ariaPressed !== null && tag === 'button'))) {
+      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' || e.tagName === 'FIELDSET' ||
+        /swatch|variant|option|size|colou?r/i.test(hint(e))));
+      if (g) {
+        const legend = g.querySelector && g.querySelector('legend');
+        it.type = 'radio';
+        it.group = clip(g.getAttribute('aria-label') || (legend && legend.textContent) || hint(g), 80);
+        it.checked = ariaChecked === 'true' || ariaPressed === 'true';
+      }
+    }
     if (tag === 'label') {
       const c = el.control;
       if (c) { it.field = fieldKind(c); it.disabled = it.disabled || !!c.disabled; it.checked = !!c.checked; it.group = clip(c.name, 80); it.type = 'label-' + (c.type || c.tagName.toLowerCase()); }

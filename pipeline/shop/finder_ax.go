@@ -87,6 +87,10 @@ func (axFinder) look(s *session) (view, error) {
 		it := Item{Ref: -1, Role: role, Name: clipText(name, 160), Visible: true,
 			Disabled: axBool(n, accessibility.PropertyNameDisabled), Checked: axBool(n, accessibility.PropertyNameChecked),
 			backend: n.BackendDOMNodeID}
+		if _, ok := axProp(n, accessibility.PropertyNamePressed); ok && role == "button" {
+			it.Type = "toggle" // a swatch: chosen like a radio
+			it.Checked = axBool(n, accessibility.PropertyNamePressed)
+		}
 		if v, ok := axProp(n, accessibility.PropertyNameURL); ok {
 			it.Href = axString(v)
 		}
@@ -110,8 +114,8 @@ func (axFinder) look(s *session) (view, error) {
 				if it.Region == "" {
 					it.Region = "footer"
 				}
-			case "radiogroup":
-				if it.Group == "" {
+			case "radiogroup", "group":
+				if it.Group == "" && (r == "radiogroup" || reVariant.MatchString(nm)) {
 					it.Group = nm
 				}
 			}
@@ -202,13 +206,14 @@ func (axFinder) variant(v view) (control, *Option, bool) {
 		}
 	}
 	checked := map[string]bool{}
+	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" }
 	for _, it := range v.items {
-		if it.Role == "radio" && it.Group != "" && it.Checked {
+		if choice(it) && it.Group != "" && it.Checked {
 			checked[it.Group] = true
 		}
 	}
 	for _, it := range v.items {
-		if it.Role != "radio" || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) {
+		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) {
 			continue
 		}
 		return axCtl(it), nil, true

@@ -56,7 +56,7 @@ var (
 	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
 	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
-	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent`)
+	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
 	reListing  = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
 	rePick     = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
