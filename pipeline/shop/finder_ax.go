@@ -184,10 +184,14 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 			continue
 		}
 		u, err := url.Parse(it.Href)
-		if err != nil || seen[u.Host+u.Path] || reSkipLink.MatchString(u.Path) || !reProduct.MatchString(u.Path) {
+		if err != nil {
 			continue
 		}
-		seen[u.Host+u.Path] = true
+		key, path := u.Host+u.Path+"#"+hashRoute(u), routePath(u)
+		if seen[key] || reSkipLink.MatchString(path) || !reProduct.MatchString(path) {
+			continue
+		}
+		seen[key] = true
 		out = append(out, axCtl(it))
 	}
 	return out, nil

@@ -48,13 +48,34 @@ func (domFinder) overlay(v view) (control, bool) {
 	return control{}, false
 }
 
+// samePage reports whether two addresses name one page: same host and
+// path, and the same hash route when a single-page app routes by hash
+// ("#/products/tee", "#!/cart"). A plain anchor ("#reviews") is the same
+// page.
 func samePage(a, b string) bool {
 	ua, err1 := url.Parse(a)
 	ub, err2 := url.Parse(b)
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return ua.Host == ub.Host && strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/")
+	return ua.Host == ub.Host && strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && hashRoute(ua) == hashRoute(ub)
+}
+
+// hashRoute is the route of a hash-routed single-page app, or "".
+func hashRoute(u *url.URL) string {
+	f := strings.TrimPrefix(u.Fragment, "!")
+	if strings.HasPrefix(f, "/") {
+		return strings.TrimSuffix(f, "/")
+	}
+	return ""
+}
+
+// routePath is the path a link leads to, in a hash-routed app its route.
+func routePath(u *url.URL) string {
+	if r := hashRoute(u); r != "" {
+		return r
+	}
+	return u.Path
 }
 
 func (domFinder) products(s *session, v view) ([]control, []string) {
@@ -80,8 +101,9 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 			continue
 		}
 		u, _ := url.Parse(it.Href)
-		key := u.Host + u.Path
-		if seen[key] || reSkipLink.MatchString(u.Path) || it.Region == "nav" || it.Region == "footer" {
+		path := routePath(u)
+		key := u.Host + u.Path + "#" + hashRoute(u)
+		if seen[key] || reSkipLink.MatchString(path) || it.Region == "nav" || it.Region == "footer" {
 			continue
 		}
 		inLD := false
@@ -93,7 +115,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		switch {
 		case inLD:
 			first = append(first, ctl(it))
-		case reProduct.MatchString(u.Path):
+		case reProduct.MatchString(path):
 			second = append(second, ctl(it))
 		case it.Card && it.Region != "header":
 			third = append(third, ctl(it))
@@ -105,7 +127,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 	var direct []string
 	for _, l := range fromLD {
 		u, _ := url.Parse(l)
-		if !seen[u.Host+u.Path] {
+		if !seen[u.Host+u.Path+"#"+hashRoute(u)] {
 			direct = append(direct, l)
 		}
 	}

@@ -179,3 +179,24 @@ func TestCheckURL(t *testing.T) {
 		}
 	}
 }
+
+func TestSamePageAndHashRoutes(t *testing.T) {
+	for _, tc := range []struct {
+		a, b string
+		same bool
+	}{
+		{"https://s.example/products/tee", "https://s.example/products/tee/", true},
+		{"https://s.example/products/tee#reviews", "https://s.example/products/tee", true},
+		{"https://s.example/#/products/tee", "https://s.example/#/", false},
+		{"https://s.example/#!/cart", "https://s.example/#!/cart/", true},
+		{"https://s.example/a", "https://t.example/a", false},
+	} {
+		if got := samePage(tc.a, tc.b); got != tc.same {
+			t.Errorf("samePage(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
+		}
+	}
+	u, _ := url.Parse("https://s.example/#/products/linen-shirt")
+	if p := routePath(u); !reProduct.MatchString(p) {
+		t.Errorf("a hash-routed product link reads as %q, not a product", p)
+	}
+}
