@@ -144,6 +144,7 @@ checkout URL.`,
 var commands = []func(*globals) *cobra.Command{
 	newDemoCmd,
 	newProbeCmd,
+	newShopCmd,
 	newCheckCmd,
 	newServeCmd,
 	newRunCmd,

@@ -1,0 +1,200 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"svc/pipeline/fetch"
+	"svc/pipeline/shop"
+	"svc/pipeline/shop/browser"
+)
+
+// shopOptions holds the flags of `svc shop`.
+type shopOptions struct {
+	*globals
+	url        string
+	shopper    string
+	json       bool
+	screenshot string
+	timeout    time.Duration
+	llm        shop.LLMConfig
+	ucpFlags   ucpSchemaFlags
+}
+
+func newShopCmd(g *globals) *cobra.Command {
+	opts := &shopOptions{globals: g}
+	cmd := &cobra.Command{
+		Use:   "shop URL --shopper A|B|C|D|E|ucp|mcp",
+		Short: "Run one agent path on one store now, stopping before payment",
+		Long: `Run one of the service's agent paths on one store and print what happened:
+the outcome (added_to_cart, checkout_reached, no_cart, blocked, error,
+not_attempted), the reason, the number of steps, the seconds taken, the step
+log and the hash of a small screenshot of the last page.
+
+Paths:
+  A    semantic browser shopper: Product JSON-LD and links, add-to-cart by
+       text, aria-label or cart form, first available variant, overlays
+       dismissed by their accept or close button, open shadow roots
+  B    accessibility tree only: elements with an accessible role and name
+  C    WebMCP only: modelContext tools and toolname forms (no tool: no_cart)
+  D    a model chooses each action (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_KEY;
+       none configured: not_attempted)
+  E    A on a 390x844 phone with a mobile user agent and touch
+  ucp  the UCP path over plain HTTP
+  mcp  the storefront MCP path over plain HTTP
+
+A to E run Debian's Chromium (never downloaded) with a fresh profile; every
+request goes through the same safe client as every check. No path ever
+places an order, pays, types, logs in or solves a captcha, and no checkout
+address is ever printed or kept: a run stops at the first checkout page.
+
+Exit codes: 0 the run happened (whatever its outcome); 2 the store could not
+be reached; 64 the URL is invalid or unsafe.`,
+		Example: `  svc shop https://shop.example/ --shopper A
+  svc shop --json --shopper B --fixture-addr 127.0.0.1:8443 --fixture-ca var/fixtures/ca.pem https://svcshop-form.test/`,
+		Args: argsUsage(cobra.ExactArgs(1)),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			opts.url = args[0]
+			if err := opts.validate(); err != nil {
+				return err
+			}
+			return shopRun(cmd.Context(), opts)
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&opts.shopper, "shopper", "", "the path: A, B, C, D, E, ucp or mcp (required)")
+	f.BoolVar(&opts.json, "json", false, "print the run as one JSON object")
+	f.StringVar(&opts.screenshot, "screenshot", "", "write the screenshot of the last page (JPEG) to this file")
+	f.DurationVar(&opts.timeout, "timeout", shop.DefaultRunTimeout, "bound on the whole run")
+	opts.ucpFlags.register(cmd)
+	opts.llm = shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
+	return cmd
+}
+
+func (o *shopOptions) validate() error {
+	if o.shopper == "" {
+		return usagef("--shopper is required: A, B, C, D, E, ucp or mcp")
+	}
+	if _, ok := shop.ParseShopper(o.shopper); !ok {
+		return usagef("--shopper %q: want A, B, C, D, E, ucp or mcp", o.shopper)
+	}
+	if o.timeout <= 0 || o.timeout > 10*time.Minute {
+		return usagef("--timeout must be between 0 and 10m")
+	}
+	if _, err := shop.CheckURL(o.url); err != nil {
+		return &usageError{err}
+	}
+	if o.fixtureCA != "" && o.fixtureAddr == "" {
+		return usagef("--fixture-ca needs --fixture-addr")
+	}
+	return nil
+}
+
+func shopRun(ctx context.Context, opts *shopOptions) error {
+	sh, _ := shop.ParseShopper(opts.shopper)
+	so := shop.Options{RunTimeout: opts.timeout, LLM: opts.llm}
+	switch {
+	case sh == shop.UCP || sh == shop.MCP:
+		client, err := opts.newClient()
+		if err != nil {
+			return err
+		}
+		so.Client = client
+		if sh == shop.UCP {
+			v, err := opts.ucpFlags.validator(opts.globals, client)
+			if err != nil {
+				return err
+			}
+			so.UCP = v
+		}
+	case sh == shop.Model && !opts.llm.Configured():
+		// not_attempted without starting a browser
+	default:
+		ca, err := fetch.LoadFixtureCA(opts.fixtureCA)
+		if err != nil {
+			return usagef("%v", err)
+		}
+		b, err := browser.Start(ctx, browser.Options{FixtureAddr: opts.fixtureAddr, FixtureCA: ca})
+		switch {
+		case errors.Is(err, browser.ErrNoBrowser):
+			fmt.Fprintln(opts.errOut, "svc: "+err.Error()+": the browser path is not attempted")
+		case err != nil:
+			return err
+		default:
+			defer b.Close()
+			so.Browser = b
+		}
+	}
+	rep, err := shop.Run(ctx, so, sh, opts.url)
+	if errors.Is(err, shop.ErrInvalidURL) {
+		return &usageError{err}
+	}
+	if rep == nil {
+		return err
+	}
+	if opts.screenshot != "" && rep.Screenshot != nil {
+		if werr := os.WriteFile(opts.screenshot, rep.Screenshot.Data, 0o644); werr != nil {
+			return fmt.Errorf("write screenshot: %w", werr)
+		}
+	}
+	if opts.json {
+		enc := json.NewEncoder(opts.out)
+		enc.SetIndent("", "  ")
+		if jerr := enc.Encode(rep); jerr != nil {
+			return jerr
+		}
+	} else {
+		printShop(opts.out, rep)
+	}
+	switch {
+	case errors.Is(err, shop.ErrUnreachable):
+		if opts.json {
+			return exitWith(ExitUnreachable, nil)
+		}
+		return exitWith(ExitUnreachable, fmt.Errorf("%s could not be reached (%s)", rep.Store, rep.Reason))
+	case err != nil:
+		return err
+	}
+	return nil
+}
+
+// printShop writes the human report of one run.
+func printShop(w io.Writer, r *shop.Report) {
+	row := func(k, v string) { fmt.Fprintf(w, "%-10s %s\n", k, v) }
+	row("store", r.Store)
+	row("shopper", string(r.Shopper))
+	row("outcome", r.Outcome+" ("+r.Reason+")")
+	row("steps", fmt.Sprintf("%d in %.1f s", r.Steps, r.Seconds))
+	if r.Browser != "" {
+		row("browser", r.Browser)
+	}
+	for _, s := range r.Log {
+		what := s.Action
+		if s.Role != "" || s.Name != "" {
+			what += " " + strings.TrimSpace(s.Role+" "+fmt.Sprintf("%q", s.Name))
+		}
+		fmt.Fprintf(w, "  %2d. %s", s.N, what)
+		if s.Note != "" {
+			fmt.Fprintf(w, " — %s", s.Note)
+		}
+		if s.URL != "" {
+			fmt.Fprintf(w, "\n      %s", s.URL)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, f := range r.Refused {
+		row("refused", fmt.Sprintf("%s %s ×%d", f.Host, f.Code, f.Count))
+	}
+	if r.Screenshot != nil {
+		row("screenshot", fmt.Sprintf("sha256 %s (%d bytes)", r.Screenshot.SHA256, r.Screenshot.Bytes))
+	}
+	row("payment", "never: the run stopped before payment")
+}

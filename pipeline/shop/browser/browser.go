@@ -1,0 +1,292 @@
+// Package browser runs Debian's headless Chromium for svc's browser
+// shoppers, over the Chrome DevTools Protocol (chromedp, pipe transport: no
+// debugging port is opened).
+//
+// Network safety. Chromium never reaches the network itself. Every request
+// of a page is paused by CDP request interception (the Fetch domain) and
+// answered by svc's safe HTTP client (pipeline/fetch): the same address
+// policy as every plain-HTTP check, applied at dial time on the address
+// actually connected to, so no URL, redirect or DNS answer can make the
+// browser reach a private, loopback or link-local address. In fixture mode
+// the client dials every *.test host at the fixture address and trusts the
+// fixture CA, and refuses everything else. Serving through the interception
+// was chosen over Chromium's own --host-resolver-rules and
+// --ignore-certificate-errors-spki-list: those would leave the SSRF check
+// to a second implementation inside Chromium (with a lookup svc cannot see,
+// so DNS rebinding stays open), and the SPKI list only matches keys in the
+// chain the server sends, which the fixture world's per-host leaf
+// certificates do not include.
+//
+// Anything that escapes interception (service workers, WebSockets,
+// preconnects, Chromium's own background requests) goes to a local sink
+// proxy that refuses every request: Chromium is started with that proxy and
+// with no proxy bypass, so nothing leaves by another route. WebRTC is held
+// to proxied UDP only, which the sink never grants.
+//
+// Profiles. Chromium runs with a temporary user-data directory (and HOME)
+// created at Start and removed at Close. Each Page lives in a fresh
+// incognito browser context (Target.createBrowserContext): cookies, storage
+// and cache are in memory and shared with no other page, and are gone when
+// the page closes. A run on its own Browser (svc shop) therefore gets a
+// fresh profile; runs that share a Browser (a test table, the stage) get a
+// fresh, isolated context each, which is what a fresh profile guarantees
+// for a shopper: no state from any other run.
+package browser
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/chromedp"
+
+	"svc/pipeline/fetch"
+)
+
+// DefaultExecPath is Debian's Chromium.
+const DefaultExecPath = "/usr/bin/chromium"
+
+// Defaults of a Browser.
+const (
+	DefaultMaxBody        = 8 << 20 // bytes of one response the page may get
+	DefaultRequestTimeout = fetch.DefaultTimeout
+	// maxInFlight bounds the requests one page has in flight through the
+	// safe client, and so the memory of their bodies.
+	maxInFlight = 8
+)
+
+// ErrNoBrowser is returned by Start when no Chromium binary is found.
+var ErrNoBrowser = errors.New("no Chromium binary found (install Debian's chromium package, or set SVC_CHROMIUM)")
+
+// Options configure a Browser.
+type Options struct {
+	// ExecPath is the Chromium binary; default FindExecPath().
+	ExecPath string
+	// FixtureAddr and FixtureCA are the fixture mode of the safe client
+	// (the --fixture-addr and --fixture-ca flags): every *.test host is
+	// served from this HOST:PORT, and nothing else is let through.
+	FixtureAddr string
+	FixtureCA   []byte
+	// Resolver replaces the system resolver of the safe client (tests).
+	Resolver fetch.Resolver
+	// RequestTimeout bounds each request; default 6 s.
+	RequestTimeout time.Duration
+	// MaxBody bounds each response body; default 8 MiB.
+	MaxBody int64
+	// Logf receives the browser's own errors. It never receives a URL.
+	Logf func(format string, args ...any)
+}
+
+// FindExecPath returns $SVC_CHROMIUM, Debian's /usr/bin/chromium, or a
+// chromium on the PATH; "" when there is none. Nothing is ever downloaded.
+func FindExecPath() string {
+	if p := os.Getenv("SVC_CHROMIUM"); p != "" {
+		return p
+	}
+	if st, err := os.Stat(DefaultExecPath); err == nil && !st.IsDir() {
+		return DefaultExecPath
+	}
+	for _, name := range []string{"chromium", "chromium-browser"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	return ""
+}
+
+// Browser is one Chromium process. It is safe for concurrent use: each
+// Page is its own tab in its own browser context.
+type Browser struct {
+	opts    Options
+	profile string
+	sink    *sink
+	ctx     context.Context // the chromedp context that owns the process
+	cancel  context.CancelFunc
+	stop    context.CancelFunc // ends the allocator and waits for the process
+	product string             // e.g. "Chrome/156.0.8078.108"
+
+	mu      sync.Mutex
+	clients map[string]*fetch.Client // by user agent
+	closed  bool
+}
+
+// Flags returns the Chromium command-line flags of a Browser whose
+// profile is dir and whose sink proxy listens at proxy, for a process
+// running as root or not. They are exported for the tests and the docs.
+func Flags(dir, proxy string, root bool) map[string]any {
+	f := map[string]any{
+		"headless":                 true,
+		"hide-scrollbars":          true,
+		"mute-audio":               true,
+		"no-first-run":             true,
+		"no-default-browser-check": true,
+		"user-data-dir":            dir,
+		// No background traffic: none of it is a shopper's, and the
+		// sink would refuse it anyway.
+		"disable-background-networking":          true,
+		"disable-component-update":               true,
+		"disable-sync":                           true,
+		"disable-default-apps":                   true,
+		"disable-extensions":                     true,
+		"disable-breakpad":                       true,
+		"disable-client-side-phishing-detection": true,
+		"disable-domain-reliability":             true,
+		"no-pings":                               true,
+		"metrics-recording-only":                 true,
+		"safebrowsing-disable-auto-update":       true,
+		"password-store":                         "basic",
+		"use-mock-keychain":                      true,
+		"deny-permission-prompts":                true,
+		"disable-notifications":                  true,
+		// One renderer process for a page and its frames, so the page's
+		// request interception also covers its cross-site iframes.
+		"disable-features": "Translate,OptimizationHints,MediaRouter,DialMediaRouteProvider," +
+			"AutofillServerCommunication,CertificateTransparencyComponentUpdater," +
+			"IsolateOrigins,site-per-process,PrivacySandboxSettings4,InterestFeedContentSuggestions",
+		"disable-site-isolation-trials": true,
+		"disable-dev-shm-usage":         true,
+		"disable-gpu":                   true,
+		"force-color-profile":           "srgb",
+		"enable-automation":             true,
+		"window-size":                   "1280,800",
+		// Whatever escapes interception meets the refusing sink.
+		"proxy-server":                    "http://" + proxy,
+		"proxy-bypass-list":               "<-loopback>",
+		"host-resolver-rules":             "MAP * ~NOTFOUND , EXCLUDE " + strings.Split(proxy, ":")[0],
+		"force-webrtc-ip-handling-policy": "disable_non_proxied_udp",
+		"js-flags":                        "--max-old-space-size=512",
+	}
+	if root {
+		// Chromium's sandbox cannot run as root; only then is it off.
+		f["no-sandbox"] = true
+	}
+	return f
+}
+
+// Start launches Chromium. The process lives until Close or until ctx ends.
+func Start(ctx context.Context, opts Options) (*Browser, error) {
+	if opts.ExecPath == "" {
+		opts.ExecPath = FindExecPath()
+	}
+	if opts.ExecPath == "" {
+		return nil, ErrNoBrowser
+	}
+	if opts.RequestTimeout <= 0 {
+		opts.RequestTimeout = DefaultRequestTimeout
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.Logf == nil {
+		opts.Logf = func(string, ...any) {}
+	}
+	// Check the fixture options once, as the client does.
+	if _, err := fetch.New(fetch.Options{FixtureAddr: opts.FixtureAddr, FixtureCA: opts.FixtureCA}); err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	dir, err := os.MkdirTemp("", "svc-shop-profile-")
+	if err != nil {
+		return nil, fmt.Errorf("start browser: profile: %w", err)
+	}
+	sk, err := newSink()
+	if err != nil {
+		os.RemoveAll(dir)
+		return nil, fmt.Errorf("start browser: %w", err)
+	}
+	b := &Browser{opts: opts, profile: dir, sink: sk, clients: map[string]*fetch.Client{}}
+	allocOpts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(opts.ExecPath),
+		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache")),
+	}
+	for k, v := range Flags(dir, sk.addr(), os.Geteuid() == 0) {
+		allocOpts = append(allocOpts, chromedp.Flag(k, v))
+	}
+	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(ctx), allocOpts...)
+	quiet := func(string, ...any) {}
+	bctx, bcancel := chromedp.NewContext(actx,
+		chromedp.WithErrorf(func(f string, a ...any) { opts.Logf("chromium: "+f, a...) }),
+		chromedp.WithLogf(quiet), chromedp.WithDebugf(quiet))
+	b.ctx, b.cancel, b.stop = bctx, bcancel, acancel
+	if err := chromedp.Do(bctx); err != nil {
+		b.Close()
+		return nil, fmt.Errorf("start browser %s: %w", opts.ExecPath, err)
+	}
+	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, struct{}{})
+	if err == nil {
+		b.product = strings.Replace(v.Product, "HeadlessChrome", "Chrome", 1)
+	}
+	// End with the caller's context too.
+	go func() {
+		select {
+		case <-ctx.Done():
+			b.Close()
+		case <-bctx.Done():
+		}
+	}()
+	return b, nil
+}
+
+// Product is the browser's name and version, e.g. "Chrome/156.0.8078.108".
+func (b *Browser) Product() string { return b.product }
+
+// Profile is the temporary profile directory (removed by Close).
+func (b *Browser) Profile() string { return b.profile }
+
+// Escaped counts the requests that reached the refusing sink proxy, by
+// host: what Chromium tried to send outside interception. Every one was
+// refused.
+func (b *Browser) Escaped() map[string]int { return b.sink.counts() }
+
+// Close stops Chromium and removes its profile. It is safe to call twice.
+func (b *Browser) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	if b.cancel != nil {
+		b.cancel()
+	}
+	if b.stop != nil {
+		b.stop() // waits for the process to exit
+	}
+	b.sink.close()
+	var err error
+	for i := 0; i < 50; i++ { // child processes may still be writing for a moment
+		if err = os.RemoveAll(b.profile); err == nil {
+			break
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	if err != nil {
+		return fmt.Errorf("close browser: remove profile: %w", err)
+	}
+	return nil
+}
+
+// client returns the safe client that serves pages with user agent ua.
+func (b *Browser) client(ua string) (*fetch.Client, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if c, ok := b.clients[ua]; ok {
+		return c, nil
+	}
+	c, err := fetch.New(fetch.Options{
+		Timeout: b.opts.RequestTimeout, MaxBody: b.opts.MaxBody, UserAgent: ua,
+		Resolver: b.opts.Resolver, FixtureAddr: b.opts.FixtureAddr, FixtureCA: b.opts.FixtureCA,
+	})
+	if err != nil {
+		return nil, err
+	}
+	b.clients[ua] = c
+	return c, nil
+}

@@ -1,0 +1,290 @@
+package browser
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"net/netip"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// needChromium skips a test when no Chromium is installed, except under
+// CI=true, where the browser tests must run.
+func needChromium(t *testing.T) string {
+	t.Helper()
+	p := FindExecPath()
+	if p == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but no Chromium found: install Debian's chromium package (the browser shoppers need it)")
+		}
+		t.Skip("no Chromium found (install Debian's chromium package, or set SVC_CHROMIUM): the browser is not tested")
+	}
+	return p
+}
+
+func TestFlags(t *testing.T) {
+	f := Flags("/tmp/profile", "127.0.0.1:9", false)
+	if _, ok := f["no-sandbox"]; ok {
+		t.Error("no-sandbox is set for a process that is not root")
+	}
+	if f := Flags("/tmp/profile", "127.0.0.1:9", true); f["no-sandbox"] != true {
+		t.Error("no-sandbox is not set for root, where Chromium's sandbox cannot start")
+	}
+	for _, k := range []string{"headless", "no-first-run", "disable-background-networking", "disable-sync", "disable-component-update"} {
+		if f[k] != true {
+			t.Errorf("flag %s = %v, want true", k, f[k])
+		}
+	}
+	if f["proxy-server"] != "http://127.0.0.1:9" || f["proxy-bypass-list"] != "<-loopback>" {
+		t.Errorf("the refusing proxy is not forced on every request: %v %v", f["proxy-server"], f["proxy-bypass-list"])
+	}
+	if f["user-data-dir"] != "/tmp/profile" {
+		t.Errorf("user-data-dir = %v", f["user-data-dir"])
+	}
+}
+
+func TestUserAgent(t *testing.T) {
+	ua := desktopUA("Chrome/156.0.8078.108")
+	if !strings.Contains(ua, "Chrome/156.0.0.0") || strings.Contains(ua, "Headless") || !strings.HasSuffix(ua, UserAgentToken) {
+		t.Errorf("desktop UA = %q", ua)
+	}
+	if m := mobileUA("Chrome/156.0.8078.108"); !strings.Contains(m, "Mobile Safari") || !strings.Contains(m, "Android") {
+		t.Errorf("mobile UA = %q", m)
+	}
+}
+
+// hostServer serves a small site by Host header over plain HTTP: the
+// fixture address of these tests. It counts every request by host+path.
+type hostServer struct {
+	*httptest.Server
+	mu   sync.Mutex
+	hits map[string]int
+}
+
+func newHostServer(t *testing.T, h http.HandlerFunc) *hostServer {
+	s := &hostServer{hits: map[string]int{}}
+	s.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		s.mu.Lock()
+		s.hits[r.Host+r.URL.Path]++
+		s.mu.Unlock()
+		h(w, r)
+	}))
+	t.Cleanup(s.Close)
+	return s
+}
+
+func (s *hostServer) count(key string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.hits[key]
+}
+
+func startBrowser(t *testing.T, opts Options) *Browser {
+	t.Helper()
+	needChromium(t)
+	b, err := Start(t.Context(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := b.Close(); err != nil {
+			t.Error(err)
+		}
+	})
+	return b
+}
+
+func TestFixtureModeServesThroughTheSafeClient(t *testing.T) {
+	var outside atomic.Int64
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outside.Add(1) }))
+	defer other.Close()
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			http.SetCookie(w, &http.Cookie{Name: "sid", Value: "s1", Path: "/", HttpOnly: true})
+			http.Redirect(w, r, "/page", http.StatusFound)
+		case "/page":
+			fmt.Fprintf(w, `<!doctype html><title>page</title>
+<img src="http://example.com/x.png"><img src="%s/direct.png">
+<script>
+try { new WebSocket("ws://shop.test/ws") } catch (e) {}
+fetch("/api").then(r => r.text()).then(t => { document.title = t });
+</script>`, other.URL)
+		case "/api":
+			c, _ := r.Cookie("sid")
+			if c == nil {
+				fmt.Fprint(w, "no cookie")
+				return
+			}
+			fmt.Fprint(w, "cookie "+c.Value)
+		default:
+			http.NotFound(w, r)
+		}
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	p, err := b.NewPage(t.Context(), PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := p.Eval(ctx, "document.title", &title); err != nil {
+		t.Fatal(err)
+	}
+	if title != "cookie s1" {
+		t.Errorf("title = %q: the cookie set by a served redirect did not come back", title)
+	}
+	if n := outside.Load(); n != 0 {
+		t.Errorf("a loopback server outside the fixture world got %d requests", n)
+	}
+	if n := site.count("shop.test/ws"); n != 0 {
+		t.Errorf("the WebSocket reached the store %d times", n)
+	}
+	// The WebSocket escapes interception: the refusing proxy must have
+	// stopped it.
+	if esc := b.Escaped(); esc["shop.test"] == 0 {
+		t.Errorf("the refusing proxy saw nothing for shop.test (the WebSocket went elsewhere?): %v", esc)
+	}
+	codes := map[string]bool{}
+	for _, r := range p.Refusals() {
+		codes[r.Host+" "+r.Code] = true
+	}
+	for _, want := range []string{"example.com outside_fixture_world", "127.0.0.1 outside_fixture_world"} {
+		if !codes[want] {
+			t.Errorf("refusals %v lack %q", codes, want)
+		}
+	}
+	docs := p.Documents()
+	if len(docs) != 2 || docs[0].Status != 302 || docs[1].Status != 200 {
+		t.Errorf("documents = %+v, want the redirect then the page", docs)
+	}
+}
+
+// publicResolver makes every name resolve to one address, as a hostile
+// DNS answer would.
+type publicResolver netip.Addr
+
+func (r publicResolver) LookupNetIP(context.Context, string, string) ([]netip.Addr, error) {
+	return []netip.Addr{netip.Addr(r)}, nil
+}
+
+func TestProductionModeRefusesPrivateAddresses(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { hits.Add(1) }))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	b := startBrowser(t, Options{Resolver: publicResolver(netip.MustParseAddr("127.0.0.1"))})
+	for _, u := range []string{
+		srv.URL + "/",                             // a loopback literal
+		"http://localhost:" + port + "/",          // a loopback name
+		"http://rebind.example:" + port + "/",     // a public name whose DNS answer is loopback
+		"http://[::ffff:127.0.0.1]:" + port + "/", // IPv4-mapped loopback
+	} {
+		p, err := b.NewPage(t.Context(), PageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+		_ = p.Navigate(ctx, u)
+		cancel()
+		docs := p.Documents()
+		if len(docs) != 1 || docs[0].Err != "refused" {
+			t.Errorf("%s: documents %+v, want one refused", u, docs)
+		}
+		p.Close()
+	}
+	if n := hits.Load(); n != 0 {
+		t.Errorf("the loopback server got %d requests", n)
+	}
+}
+
+func TestPagesAreIsolatedAndTheProfileIsRemoved(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Query().Get("set") != "" {
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "full", Path: "/"})
+		}
+		fmt.Fprint(w, "<title>t</title>")
+	})
+	needChromium(t)
+	b, err := Start(t.Context(), Options{FixtureAddr: site.Listener.Addr().String()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	dir := b.Profile()
+	if _, err := os.Stat(dir); err != nil {
+		t.Fatalf("profile %s: %v", dir, err)
+	}
+	cookie := func(set bool) string {
+		p, err := b.NewPage(t.Context(), PageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		u := "http://iso.test/"
+		if set {
+			u += "?set=1"
+		}
+		if err := p.Navigate(t.Context(), u); err != nil {
+			t.Fatal(err)
+		}
+		var c string
+		if err := p.Eval(t.Context(), "document.cookie", &c); err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if c := cookie(true); c != "cart=full" {
+		t.Fatalf("first page cookie = %q", c)
+	}
+	if c := cookie(false); c != "" {
+		t.Errorf("a new page sees the cookie of an earlier one: %q", c)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Errorf("profile %s still exists after Close (err %v)", dir, err)
+	}
+}
+
+func TestDialogsAreDismissed(t *testing.T) {
+	var confirmed atomic.Int64
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/yes" {
+			confirmed.Add(1)
+			return
+		}
+		fmt.Fprint(w, `<title>before</title><script>alert("hello"); if (confirm("Place the order?")) fetch("/yes"); document.title = "after"</script>`)
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	p, err := b.NewPage(t.Context(), PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
+	defer cancel()
+	if err := p.Navigate(ctx, "http://dialog.test/"); err != nil {
+		t.Fatal(err)
+	}
+	var title string
+	if err := p.Eval(ctx, "document.title", &title); err != nil || title != "after" {
+		t.Errorf("title %q (%v): the dialogs blocked the page", title, err)
+	}
+	if n := confirmed.Load(); n != 0 {
+		t.Errorf("a confirm was accepted %d times", n)
+	}
+}

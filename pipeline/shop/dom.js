@@ -1,0 +1,333 @@
+// The shopper's page helper. It runs in an isolated JavaScript world: it
+// shares the DOM with the page but none of the page's JavaScript, so a page
+// cannot redefine what it calls. It only reads the page and reports facts;
+// every decision (what to click, what is forbidden) is made in Go.
+(() => {
+  const refs = [];
+  const MAX_ITEMS = 800, MAX_TEXT = 160;
+
+  const clip = (s, n) => {
+    s = (s || '').replace(/\s+/g, ' ').trim();
+    return s.length > (n || MAX_TEXT) ? s.slice(0, n || MAX_TEXT) : s;
+  };
+
+  // allElements walks the document and every open shadow root.
+  function allElements(root, out, limit) {
+    const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT);
+    let n = walker.currentNode;
+    while (n && out.length < limit) {
+      if (n.nodeType === 1) {
+        out.push(n);
+        if (n.shadowRoot) allElements(n.shadowRoot, out, limit);
+      }
+      n = walker.nextNode();
+    }
+    return out;
+  }
+
+  function inShadow(el) {
+    return el.getRootNode && el.getRootNode() instanceof ShadowRoot;
+  }
+
+  // parentOf steps out of a shadow root to its host.
+  function parentOf(el) {
+    if (el.parentElement) return el.parentElement;
+    const r = el.getRootNode && el.getRootNode();
+    return r instanceof ShadowRoot ? r.host : null;
+  }
+
+  function closestDeep(el, pred) {
+    for (let e = el; e; e = parentOf(e)) if (pred(e)) return e;
+    return null;
+  }
+
+  function visible(el) {
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return false;
+    for (let e = el; e; e = parentOf(e)) {
+      const s = getComputedStyle(e);
+      if (s.display === 'none' || s.visibility === 'hidden' || s.visibility === 'collapse' || +s.opacity === 0) return false;
+    }
+    return true;
+  }
+
+  function ariaName(el) {
+    const lb = el.getAttribute('aria-labelledby');
+    if (lb) {
+      const root = el.getRootNode();
+      const t = lb.split(/\s+/).map(id => { const x = root.getElementById ? root.getElementById(id) : document.getElementById(id); return x ? x.textContent : ''; }).join(' ');
+      if (clip(t)) return clip(t);
+    }
+    return clip(el.getAttribute('aria-label'));
+  }
+
+  // nameOf approximates an accessible name from what a sighted reader
+  // sees: aria, text, value, title, image alt, an SVG title.
+  function nameOf(el) {
+    const a = ariaName(el);
+    if (a) return a;
+    const tag = el.tagName.toLowerCase();
+    if (tag === 'input') {
+      const t = (el.type || '').toLowerCase();
+      if (t === 'submit' || t === 'button' || t === 'reset') return clip(el.value || (t === 'submit' ? 'Submit' : ''));
+      if (t === 'image') return clip(el.alt || el.value);
+      if (el.labels && el.labels.length) return clip(el.labels[0].textContent);
+      return '';
+    }
+    if (tag === 'select') {
+      if (el.labels && el.labels.length) return clip(el.labels[0].textContent);
+      return clip(el.getAttribute('name'));
+    }
+    let t = clip(el.innerText || el.textContent);
+    if (!t && el.shadowRoot) t = clip(el.shadowRoot.textContent);
+    if (t) return t;
+    if (el.title) return clip(el.title);
+    const img = el.querySelector && el.querySelector('img[alt]');
+    if (img && clip(img.alt)) return clip(img.alt);
+    const st = el.querySelector && el.querySelector('svg title');
+    if (st) return clip(st.textContent);
+    return '';
+  }
+
+  const CARD = /(^|[^a-z])(card.?num|cardnumber|cc.?num|ccnum|credit.?card|card.?no|cvc|cvv|csc|cvn|security.?code|card.?code|expir|exp.?date|exp.?month|exp.?year|cc-exp)/i;
+
+  function fieldKind(f) {
+    const tag = f.tagName.toLowerCase();
+    const t = (f.type || '').toLowerCase();
+    const ac = (f.getAttribute('autocomplete') || '').toLowerCase();
+    const key = [f.name, f.id, f.getAttribute('placeholder'), f.getAttribute('aria-label'), f.getAttribute('data-stripe')].join(' ');
+    if (t === 'password' || ac.includes('current-password') || ac.includes('new-password')) return 'password';
+    if (ac.startsWith('cc-') || / cc-/.test(' ' + ac) || CARD.test(key)) return 'card';
+    if (t === 'email' || ac.includes('email') || /e-?mail/i.test(key)) return 'email';
+    if (/address|postal|zip|city|shipping|street|country|region|province|state|phone|first.?name|last.?name/i.test(ac + ' ' + key)) return 'address';
+    if (tag === 'select') return 'select';
+    if (tag === 'textarea' || ['', 'text', 'search', 'tel', 'number', 'url'].includes(t)) return 'text';
+    return t;
+  }
+
+  function formFacts(form) {
+    if (!form) return null;
+    const out = {action: '', method: (form.getAttribute('method') || 'get').toLowerCase(), card: 0, password: 0, email: 0, address: 0, text: 0, fields: 0, toolname: clip(form.getAttribute('toolname'), 80)};
+    try { out.action = form.action ? new URL(form.action, location.href).href : location.href; } catch (e) {}
+    for (const f of form.querySelectorAll('input, select, textarea')) {
+      const t = (f.type || '').toLowerCase();
+      if (['hidden', 'submit', 'button', 'image', 'reset'].includes(t)) continue;
+      out.fields++;
+      const k = fieldKind(f);
+      if (k in out) out[k]++;
+    }
+    return out;
+  }
+
+  function captchaNear(el) {
+    return !!closestDeep(el, e => {
+      const c = ((e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '') + ' ' + (e.id || '');
+      return /g-recaptcha|h-captcha|cf-turnstile|captcha|challenge-form|px-captcha|geetest/i.test(c) || e.hasAttribute && e.hasAttribute('data-sitekey');
+    });
+  }
+
+  function dialogOf(el) {
+    return closestDeep(el, e => {
+      if (e.tagName === 'DIALOG' && e.open) return true;
+      const role = e.getAttribute && e.getAttribute('role');
+      if (role === 'dialog' || role === 'alertdialog' || (e.getAttribute && e.getAttribute('aria-modal') === 'true')) return true;
+      const s = getComputedStyle(e);
+      if (s.position !== 'fixed' && s.position !== 'sticky') return false;
+      if (+s.zIndex >= 10) return true;
+      const c = ((e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '') + ' ' + (e.id || '');
+      return /cookie|consent|gdpr|privacy|modal|popup|pop-up|newsletter|overlay|banner|dialog/i.test(c);
+    });
+  }
+
+  function region(el) {
+    const r = closestDeep(el, e => /^(HEADER|NAV|MAIN|FOOTER|ASIDE)$/.test(e.tagName) ||
+      /^(banner|navigation|main|contentinfo|complementary)$/.test((e.getAttribute && e.getAttribute('role')) || ''));
+    if (!r) return '';
+    const map = {banner: 'header', navigation: 'nav', main: 'main', contentinfo: 'footer', complementary: 'aside'};
+    const role = r.getAttribute('role');
+    return role && map[role] ? map[role] : r.tagName.toLowerCase();
+  }
+
+  function hint(el) {
+    const parts = [el.id];
+    const c = el.className && el.className.baseVal !== undefined ? el.className.baseVal : el.className;
+    parts.push(c);
+    for (const a of el.attributes || []) if (a.name.startsWith('data-') && a.name.length < 40) parts.push(a.name + '=' + a.value.slice(0, 40));
+    return clip(parts.join(' '), 200);
+  }
+
+  function cardOf(el) {
+    return !!closestDeep(el, e => {
+      const c = (e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '';
+      return /product|card|tile|item|grid__item/i.test(c + ' ' + (e.id || '')) || e.tagName === 'ARTICLE' || e.tagName === 'LI';
+    });
+  }
+
+  const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]';
+
+  function register(el) {
+    let i = refs.indexOf(el);
+    if (i < 0) { refs.push(el); i = refs.length - 1; }
+    return i;
+  }
+
+  function item(el) {
+    const tag = el.tagName.toLowerCase();
+    const form = el.form || (el.closest && el.closest('form'));
+    const it = {
+      ref: register(el), tag, role: el.getAttribute('role') || '', type: (el.getAttribute('type') || '').toLowerCase(),
+      name: nameOf(el), text: clip(el.innerText || el.textContent, 120), aria: ariaName(el), title: clip(el.title, 80),
+      value: tag === 'input' ? clip(el.value, 80) : '', nameAttr: clip(el.getAttribute('name'), 80),
+      id: clip(el.id, 80), hint: hint(el), href: '', disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
+      visible: visible(el), dialog: !!dialogOf(el), shadow: inShadow(el), region: region(el), card: cardOf(el),
+      form: formFacts(form), captcha: captchaNear(el), checked: !!el.checked, group: '',
+      field: ['input', 'select', 'textarea'].includes(tag) ? fieldKind(el) : '', editable: !!el.isContentEditable,
+    };
+    if (tag === 'a' && el.href) it.href = clip(String(el.href), 300);
+    if (tag === 'input' && (it.type === 'radio' || it.type === 'checkbox')) it.group = clip(el.name, 80);
+    // ARIA radios and toggle buttons (swatches) in a named group.
+    const ariaChecked = el.getAttribute('aria-checked'), ariaPressed = el.getAttribute('aria-pressed');
+    if (tag !== 'input' && (it.role === 'radio' || (ariaPressed !== null && tag === 'button'))) {
+      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' || e.tagName === 'FIELDSET' ||
+        /swatch|variant|option|size|colou?r/i.test(hint(e))));
+      if (g) {
+        const legend = g.querySelector && g.querySelector('legend');
+        it.type = 'radio';
+        it.group = clip(g.getAttribute('aria-label') || (legend && legend.textContent) || hint(g), 80);
+        it.checked = ariaChecked === 'true' || ariaPressed === 'true';
+      }
+    }
+    if (tag === 'label') {
+      const c = el.control;
+      if (c) { it.field = fieldKind(c); it.disabled = it.disabled || !!c.disabled; it.checked = !!c.checked; it.group = clip(c.name, 80); it.type = 'label-' + (c.type || c.tagName.toLowerCase()); }
+    }
+    if (tag === 'select') {
+      it.options = [...el.options].slice(0, 50).map((o, i) => ({i, text: clip(o.text, 60), value: clip(o.value, 60), disabled: !!o.disabled, selected: o.selected}));
+    }
+    return it;
+  }
+
+  function snapshot() {
+    const els = allElements(document.documentElement, [], 20000);
+    const out = [];
+    for (const el of els) {
+      if (out.length >= MAX_ITEMS) break;
+      if (!el.matches || !el.matches(ACTIONABLE)) continue;
+      const it = item(el);
+      if (!it.visible && it.tag !== 'select') continue;
+      out.push(it);
+    }
+    return out;
+  }
+
+  // cartCount reads the number on a cart badge or a cart link: "Cart (2)",
+  // aria-label "Cart, 2 items", or a count element named like a cart badge.
+  // Prices are not counts.
+  function cartCount(els) {
+    let best = null;
+    const take = n => { if (n >= 0 && n < 1000 && (best === null || n > best)) best = n; };
+    for (const el of els) {
+      const h = hint(el).toLowerCase();
+      if (/(cart|bag|basket|trolley)[-_]?(count|badge|qty|quantity|number|bubble|indicator)|(count|badge|bubble)[-_]?(cart|bag|basket)/.test(h)) {
+        const t = (el.textContent || '').trim();
+        if (/^\d{1,3}$/.test(t)) take(+t);
+        continue;
+      }
+      const aria = (el.getAttribute('aria-label') || '').toLowerCase();
+      const href = (el.getAttribute('href') || '').toLowerCase();
+      if ((el.tagName === 'A' || el.tagName === 'BUTTON') && (/cart|bag|basket|trolley/.test(aria) || /\/(cart|bag|basket)(\/|$|\?)/.test(href) || /cart-(link|toggle|icon)/.test(h))) {
+        const s = aria + ' ' + (el.textContent || '').toLowerCase();
+        const m = s.match(/(\d{1,3})\s+items?\b/) || s.match(/\((\d{1,3})\)/) || s.match(/(?:cart|bag|basket)[^\d$€£]{0,3}(\d{1,3})\b(?![.,]\d)/);
+        if (m) take(+m[1]);
+      }
+    }
+    return best;
+  }
+
+  function state() {
+    const els = allElements(document.documentElement, [], 20000);
+    const st = {url: location.href, title: clip(document.title, 120), ready: document.readyState, headings: [],
+      password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0};
+    for (const el of els) {
+      const tag = el.tagName;
+      if (/^H[12]$/.test(tag) && st.headings.length < 8 && visible(el)) st.headings.push(clip(el.innerText || el.textContent, 100));
+      if ((tag === 'INPUT' || tag === 'SELECT' || tag === 'TEXTAREA') && !['hidden', 'submit', 'button', 'image'].includes((el.type || '').toLowerCase())) {
+        if (!visible(el) && !closestDeep(el, e => e.tagName === 'IFRAME')) continue;
+        const k = fieldKind(el);
+        if (k === 'password' || k === 'card' || k === 'address' || k === 'email') st[k]++;
+        const key = (el.name + ' ' + el.id + ' ' + (el.getAttribute('aria-label') || '')).toLowerCase();
+        if (/qty|quantity|updates\[/.test(key)) st.lineItems++;
+      }
+      if (tag === 'IFRAME') {
+        const src = el.getAttribute('src') || '';
+        if (/recaptcha|hcaptcha|challenges\.cloudflare|turnstile|captcha/i.test(src)) st.captcha = true;
+        if (/card|payment|stripe|braintree|adyen/i.test(src + ' ' + (el.name || '') + ' ' + (el.title || ''))) st.card++;
+      }
+      if (!st.captcha && (el.hasAttribute('data-sitekey') || /g-recaptcha|h-captcha|cf-turnstile|captcha|challenge-form/i.test(hint(el)))) st.captcha = true;
+      if (((el.getAttribute('role') === 'dialog' || el.getAttribute('aria-modal') === 'true') || (tag === 'DIALOG' && el.open)) && visible(el)) st.dialogs++;
+      if (tag === 'SCRIPT' && (el.type || '').toLowerCase() === 'application/ld+json' && st.jsonld.length < 16) st.jsonld.push((el.textContent || '').slice(0, 200000));
+      if (/remove|delete/i.test((el.getAttribute('aria-label') || '') + ' ' + (el.tagName === 'BUTTON' || el.tagName === 'A' ? el.textContent : '')) && /cart|line|item|remove/i.test(hint(el) + ' ' + (el.getAttribute('aria-label') || '') + ' ' + (el.getAttribute('href') || ''))) st.lineItems++;
+    }
+    st.cartCount = cartCount(els);
+    let text = document.body ? document.body.innerText || '' : '';
+    for (const el of els) if (el.shadowRoot && text.length < 20000) text += '\n' + (el.shadowRoot.textContent || '');
+    st.text = text.replace(/\s+/g, ' ').slice(0, 20000);
+    return st;
+  }
+
+  // point scrolls the element into view and reports its centre, and
+  // whether a click there lands on it (not on an overlay above it).
+  function point(i) {
+    const el = refs[i];
+    if (!el || !el.isConnected) return {ok: false, why: 'gone'};
+    el.scrollIntoView({block: 'center', inline: 'center'});
+    const r = el.getBoundingClientRect();
+    if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
+    const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    let hit = document.elementFromPoint(x, y);
+    while (hit && hit.shadowRoot) {
+      const inner = hit.shadowRoot.elementFromPoint(x, y);
+      if (!inner || inner === hit) break;
+      hit = inner;
+    }
+    const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
+      (el.tagName === 'LABEL' && el.control === hit));
+    return {ok: lands, why: lands ? '' : 'covered', x, y};
+  }
+
+  function describe(i) {
+    const el = refs[i];
+    if (!el || !el.isConnected) return null;
+    return item(el);
+  }
+
+  function select(i, idx) {
+    const el = refs[i];
+    if (!el || el.tagName !== 'SELECT' || !el.options[idx] || el.options[idx].disabled) return false;
+    el.selectedIndex = idx;
+    el.dispatchEvent(new Event('input', {bubbles: true}));
+    el.dispatchEvent(new Event('change', {bubbles: true}));
+    return true;
+  }
+
+  // toolForms lists the declarative WebMCP tools: forms with a toolname.
+  function toolForms() {
+    const out = [];
+    for (const el of allElements(document.documentElement, [], 20000)) {
+      if (el.tagName !== 'FORM' || !el.hasAttribute('toolname') || out.length >= 32) continue;
+      out.push({ref: register(el), name: clip(el.getAttribute('toolname'), 100), description: clip(el.getAttribute('tooldescription'), 300),
+        form: formFacts(el), visible: visible(el)});
+    }
+    return out;
+  }
+
+  // submit submits a declarative tool's form as the tool call.
+  function submit(i) {
+    const f = refs[i];
+    if (!f || f.tagName !== 'FORM' || !f.isConnected) return false;
+    if (f.requestSubmit) f.requestSubmit(); else f.submit();
+    return true;
+  }
+
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs};
+})

@@ -1,0 +1,320 @@
+package shop
+
+import (
+	"encoding/json"
+	"net/url"
+	"strings"
+
+	"github.com/chromedp/cdproto/accessibility"
+)
+
+// axFinder is shopper B's way of seeing a page: the accessibility tree
+// only (CDP Accessibility.getFullAXTree), as a screen reader or a
+// computer-use agent reads it. It acts only on elements with an
+// accessible role and a non-empty accessible name; CSS, ids and form
+// actions are invisible to it, and so is an unlabelled icon button.
+type axFinder struct{}
+
+// axRoles are the roles B acts on.
+var axRoles = map[string]bool{
+	"button": true, "link": true, "combobox": true, "menuitem": true, "radio": true, "checkbox": true,
+	"tab": true, "switch": true, "option": true, "menuitemradio": true, "PopUpButton": true,
+}
+
+func axString(v *accessibility.Value) string {
+	if v == nil || len(v.Value) == 0 {
+		return ""
+	}
+	var s string
+	if json.Unmarshal(v.Value, &s) == nil {
+		return s
+	}
+	return ""
+}
+
+func axProp(n *accessibility.Node, name accessibility.PropertyName) (*accessibility.Value, bool) {
+	for _, p := range n.Properties {
+		if p.Name == name {
+			return p.Value, true
+		}
+	}
+	return nil, false
+}
+
+func axBool(n *accessibility.Node, name accessibility.PropertyName) bool {
+	v, ok := axProp(n, name)
+	if !ok || v == nil {
+		return false
+	}
+	var b bool
+	if json.Unmarshal(v.Value, &b) == nil {
+		return b
+	}
+	var s string
+	return json.Unmarshal(v.Value, &s) == nil && s == "true"
+}
+
+func (axFinder) look(s *session) (view, error) {
+	st, err := s.state()
+	if err != nil {
+		return view{}, err
+	}
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	nodes, err := s.page.AXTree(ctx)
+	if err != nil {
+		return view{}, err
+	}
+	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
+	for _, n := range nodes {
+		byID[n.NodeID] = n
+	}
+	ancestors := func(n *accessibility.Node, f func(role, name string) bool) bool {
+		for p := byID[n.ParentID]; p != nil; p = byID[p.ParentID] {
+			if f(axString(p.Role), axString(p.Name)) {
+				return true
+			}
+		}
+		return false
+	}
+	var its []Item
+	for _, n := range nodes {
+		role := axString(n.Role)
+		name := strings.TrimSpace(axString(n.Name))
+		if n.Ignored || !axRoles[role] || name == "" || n.BackendDOMNodeID == 0 {
+			continue
+		}
+		it := Item{Ref: -1, Role: role, Name: clipText(name, 160), Visible: true,
+			Disabled: axBool(n, accessibility.PropertyNameDisabled), Checked: axBool(n, accessibility.PropertyNameChecked),
+			backend: n.BackendDOMNodeID}
+		if _, ok := axProp(n, accessibility.PropertyNamePressed); ok && role == "button" {
+			it.Type = "toggle" // a swatch: chosen like a radio
+			it.Checked = axBool(n, accessibility.PropertyNamePressed)
+		}
+		if v, ok := axProp(n, accessibility.PropertyNameURL); ok {
+			it.Href = axString(v)
+		}
+		ancestors(n, func(r, nm string) bool {
+			switch r {
+			case "dialog", "alertdialog":
+				it.Dialog = true
+			case "banner":
+				if it.Region == "" {
+					it.Region = "header"
+				}
+			case "navigation":
+				if it.Region == "" {
+					it.Region = "nav"
+				}
+			case "main":
+				if it.Region == "" {
+					it.Region = "main"
+				}
+			case "contentinfo":
+				if it.Region == "" {
+					it.Region = "footer"
+				}
+			case "radiogroup", "group":
+				if it.Group == "" && (r == "radiogroup" || reVariant.MatchString(nm)) {
+					it.Group = nm
+				}
+			}
+			return false
+		})
+		if role == "combobox" || role == "PopUpButton" {
+			it.Options = axOptions(n, byID)
+		}
+		its = append(its, it)
+	}
+	return view{st: st, items: its}, nil
+}
+
+// axOptions lists the options under a combobox, in order.
+func axOptions(n *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node) []Option {
+	var out []Option
+	var walk func(id accessibility.NodeID, depth int)
+	walk = func(id accessibility.NodeID, depth int) {
+		c := byID[id]
+		if c == nil || depth > 4 || len(out) >= 50 {
+			return
+		}
+		if r := axString(c.Role); r == "option" || r == "MenuListOption" {
+			name := axString(c.Name)
+			out = append(out, Option{I: len(out), Text: name, Value: name,
+				Disabled: axBool(c, accessibility.PropertyNameDisabled), Selected: axBool(c, accessibility.PropertyNameSelected)})
+			return
+		}
+		for _, k := range c.ChildIDs {
+			walk(k, depth+1)
+		}
+	}
+	for _, k := range n.ChildIDs {
+		walk(k, 0)
+	}
+	return out
+}
+
+func axCtl(it Item) control { return control{item: it, role: it.Role, name: it.Name} }
+
+func (axFinder) overlay(v view) (control, bool) {
+	var closeCtl *Item
+	for _, it := range v.items {
+		if !it.Dialog || it.Disabled || it.Role != "button" && it.Role != "link" {
+			continue
+		}
+		if reAccept.MatchString(it.Name) {
+			return axCtl(it), true
+		}
+		if closeCtl == nil && reClose.MatchString(it.Name) {
+			c := it
+			closeCtl = &c
+		}
+	}
+	if closeCtl != nil {
+		return axCtl(*closeCtl), true
+	}
+	return control{}, false
+}
+
+func (axFinder) products(s *session, v view) ([]control, []string) {
+	seen := map[string]bool{}
+	var out []control
+	for _, it := range v.items {
+		if it.Role != "link" || it.Href == "" || it.Region == "nav" || it.Region == "footer" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
+			continue
+		}
+		u, err := url.Parse(it.Href)
+		if err != nil {
+			continue
+		}
+		key, path := u.Host+u.Path+"#"+hashRoute(u), routePath(u)
+		if seen[key] || reSkipLink.MatchString(path) || !reProduct.MatchString(path) {
+			continue
+		}
+		seen[key] = true
+		out = append(out, axCtl(it))
+	}
+	return out, nil
+}
+
+func (axFinder) variant(v view) (control, *Option, bool) {
+	for _, it := range v.items {
+		if it.Role != "combobox" && it.Role != "PopUpButton" || it.Disabled || !reVariant.MatchString(it.Name) {
+			continue
+		}
+		if !needsChoice(it.Options) {
+			continue
+		}
+		if o, ok := firstOption(it.Options); ok {
+			return axCtl(it), &o, true
+		}
+	}
+	checked := map[string]bool{}
+	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" }
+	for _, it := range v.items {
+		if choice(it) && it.Group != "" && it.Checked {
+			checked[it.Group] = true
+		}
+	}
+	for _, it := range v.items {
+		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) {
+			continue
+		}
+		return axCtl(it), nil, true
+	}
+	return control{}, nil, false
+}
+
+func (axFinder) add(v view) (control, bool, bool) {
+	soldOut := false
+	var best *Item
+	for _, it := range v.items {
+		if it.Role != "button" && it.Role != "link" || it.Region == "footer" || it.Region == "nav" {
+			continue
+		}
+		if !reAdd.MatchString(it.Name) {
+			if it.Role == "button" && reSoldOut.MatchString(it.Name) {
+				soldOut = true
+			}
+			continue
+		}
+		if it.Disabled || reSoldOut.MatchString(it.Name) {
+			soldOut = true
+			continue
+		}
+		c := it
+		if best == nil || best.Dialog && !it.Dialog || best.Region != "main" && it.Region == "main" {
+			best = &c
+		}
+	}
+	if best != nil {
+		return axCtl(*best), true, false
+	}
+	return control{}, false, soldOut
+}
+
+func (axFinder) cart(v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Role != "button" && it.Role != "link" || it.Disabled || reAdd.MatchString(it.Name) || reCheckout.MatchString(it.Name) || !reCart.MatchString(it.Name) {
+			continue
+		}
+		c := it
+		if best == nil || it.Region == "header" && best.Region != "header" {
+			best = &c
+		}
+	}
+	if best != nil {
+		return axCtl(*best), true
+	}
+	return control{}, false
+}
+
+func (axFinder) checkout(v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Role != "button" && it.Role != "link" || it.Disabled || !reCheckout.MatchString(it.Name) {
+			continue
+		}
+		c := it
+		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
+			best = &c
+		}
+	}
+	if best != nil {
+		return axCtl(*best), true
+	}
+	return control{}, false
+}
+
+// resolve gives an element found in the accessibility tree a ref of the
+// page helper, so that it passes the same guard and click as any other.
+func (s *session) resolve(c control) (Item, error) {
+	if c.item.backend == 0 {
+		return c.item, nil
+	}
+	ref, err := s.registerNode(c.item.backend)
+	if err != nil {
+		return Item{}, errGone
+	}
+	it := c.item
+	it.Ref = ref
+	return it, nil
+}
+
+func (axFinder) listing(s *session, v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Role != "link" || !reListing.MatchString(it.Name) || it.Href != "" && (!s.sameSite(it.Href) || samePage(it.Href, v.st.URL)) {
+			continue
+		}
+		c := it
+		if best == nil || strings.Contains(strings.ToLower(it.Name), "all") && !strings.Contains(strings.ToLower(best.Name), "all") {
+			best = &c
+		}
+	}
+	if best != nil {
+		return axCtl(*best), true
+	}
+	return control{}, false
+}

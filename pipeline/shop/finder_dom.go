@@ -1,0 +1,345 @@
+package shop
+
+import (
+	"net/url"
+	"strings"
+)
+
+// domFinder is shopper A's (and E's) way of seeing a page: visible text,
+// aria-label, titles, forms posting to a cart, links, and Product JSON-LD,
+// through open shadow roots.
+type domFinder struct{}
+
+func (domFinder) look(s *session) (view, error) {
+	st, err := s.state()
+	if err != nil {
+		return view{}, err
+	}
+	its, err := s.items()
+	return view{st: st, items: its}, err
+}
+
+func ctl(it Item) control {
+	role := it.Role
+	if role == "" {
+		role = it.Tag
+	}
+	return control{item: it, role: role, name: label(it)}
+}
+
+func (domFinder) overlay(v view) (control, bool) {
+	var closeCtl *Item
+	for _, it := range v.items {
+		if !it.Dialog || !it.Visible || it.Disabled || Forbidden(it) != "" || it.Href != "" && !strings.HasPrefix(it.Href, "javascript:") && !strings.Contains(it.Href, "#") {
+			continue
+		}
+		name := label(it)
+		if reAccept.MatchString(name) {
+			return ctl(it), true
+		}
+		if closeCtl == nil && (reClose.MatchString(name) || reClose.MatchString(it.Aria) || reClose.MatchString(it.Title)) {
+			c := it
+			closeCtl = &c
+		}
+	}
+	if closeCtl != nil {
+		return ctl(*closeCtl), true
+	}
+	return control{}, false
+}
+
+// samePage reports whether two addresses name one page: same host and
+// path, and the same hash route when a single-page app routes by hash
+// ("#/products/tee", "#!/cart"). A plain anchor ("#reviews") is the same
+// page.
+func samePage(a, b string) bool {
+	ua, err1 := url.Parse(a)
+	ub, err2 := url.Parse(b)
+	if err1 != nil || err2 != nil {
+		return false
+	}
+	return ua.Host == ub.Host && strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && hashRoute(ua) == hashRoute(ub)
+}
+
+// hashRoute is the route of a hash-routed single-page app, or "".
+func hashRoute(u *url.URL) string {
+	f := strings.TrimPrefix(u.Fragment, "!")
+	if strings.HasPrefix(f, "/") {
+		return strings.TrimSuffix(f, "/")
+	}
+	return ""
+}
+
+// routePath is the path a link leads to, in a hash-routed app its route.
+func routePath(u *url.URL) string {
+	if r := hashRoute(u); r != "" {
+		return r
+	}
+	return u.Path
+}
+
+func (domFinder) products(s *session, v view) ([]control, []string) {
+	var fromLD []string
+	for _, p := range jsonldProducts(v.st) {
+		if p.URL == "" {
+			continue
+		}
+		u, err := url.Parse(v.st.URL)
+		if err != nil {
+			continue
+		}
+		pu, err := u.Parse(p.URL)
+		if err != nil || !s.sameSite(pu.String()) || samePage(pu.String(), v.st.URL) {
+			continue
+		}
+		fromLD = append(fromLD, pu.String())
+	}
+	seen := map[string]bool{}
+	var first, second, third []control
+	for _, it := range v.items {
+		if it.Tag != "a" || it.Href == "" || !it.Visible || Forbidden(it) != "" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
+			continue
+		}
+		u, _ := url.Parse(it.Href)
+		path := routePath(u)
+		key := u.Host + u.Path + "#" + hashRoute(u)
+		if seen[key] || reSkipLink.MatchString(path) || it.Region == "nav" || it.Region == "footer" {
+			continue
+		}
+		inLD := false
+		for _, l := range fromLD {
+			if samePage(l, it.Href) {
+				inLD = true
+			}
+		}
+		switch {
+		case inLD:
+			first = append(first, ctl(it))
+		case reProduct.MatchString(path):
+			second = append(second, ctl(it))
+		case it.Card && it.Region != "header":
+			third = append(third, ctl(it))
+		default:
+			continue
+		}
+		seen[key] = true
+	}
+	var direct []string
+	for _, l := range fromLD {
+		u, _ := url.Parse(l)
+		if !seen[u.Host+u.Path+"#"+hashRoute(u)] {
+			direct = append(direct, l)
+		}
+	}
+	return append(append(first, second...), third...), direct
+}
+
+func placeholder(o Option) bool {
+	return o.Value == "" || rePick.MatchString(o.Text)
+}
+
+// firstOption is the first option a shopper may choose: enabled, not a
+// placeholder, not marked sold out.
+func firstOption(opts []Option) (Option, bool) {
+	for _, o := range opts {
+		if !o.Disabled && !placeholder(o) && !reSoldOut.MatchString(o.Text) {
+			return o, true
+		}
+	}
+	return Option{}, false
+}
+
+func needsChoice(opts []Option) bool {
+	for _, o := range opts {
+		if o.Selected {
+			return placeholder(o) || o.Disabled || reSoldOut.MatchString(o.Text)
+		}
+	}
+	return true
+}
+
+func (domFinder) variant(v view) (control, *Option, bool) {
+	for _, it := range v.items {
+		if it.Tag != "select" || it.Disabled || Forbidden(it) != "" || it.Region == "nav" || it.Region == "footer" {
+			continue
+		}
+		if !reVariant.MatchString(it.Name+" "+it.NameAttr+" "+it.ID+" "+it.Aria) && !cartForm(it.Form) {
+			continue
+		}
+		if !needsChoice(it.Options) {
+			continue
+		}
+		if o, ok := firstOption(it.Options); ok {
+			return ctl(it), &o, true
+		}
+	}
+	checked := map[string]bool{}
+	for _, it := range v.items {
+		if it.Group != "" && it.Checked {
+			checked[it.Group] = true
+		}
+	}
+	for _, it := range v.items {
+		radio := it.Type == "radio" || it.Type == "label-radio"
+		if !radio || it.Group == "" || checked[it.Group] || it.Disabled || Forbidden(it) != "" || reSoldOut.MatchString(label(it)) {
+			continue
+		}
+		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) {
+			continue
+		}
+		return ctl(it), nil, true
+	}
+	return control{}, nil, false
+}
+
+// cartForm reports a form that posts to a cart: its action names the cart.
+func cartForm(f *Form) bool {
+	if f == nil || f.Action == "" {
+		return false
+	}
+	u, err := url.Parse(f.Action)
+	if err != nil {
+		return false
+	}
+	for _, t := range tokens(u.Path + " " + u.RawQuery) {
+		switch t {
+		case "cart", "basket", "bag", "trolley", "addtocart":
+			return true
+		}
+	}
+	return strings.Contains(strings.ToLower(u.RawQuery), "add-to-cart")
+}
+
+func (domFinder) add(v view) (control, bool, bool) {
+	var best *Item
+	soldOut := false
+	for _, it := range v.items {
+		if !it.Visible || it.Region == "footer" || it.Region == "nav" {
+			continue
+		}
+		switch it.Tag {
+		case "button", "input", "a":
+		default:
+			if it.Role != "button" {
+				continue
+			}
+		}
+		name := label(it)
+		byText := reAdd.MatchString(name) || reAdd.MatchString(it.Aria)
+		byName := it.NameAttr == "add" || it.NameAttr == "add-to-cart"
+		byForm := it.isSubmit() && cartForm(it.Form) && !reCheckout.MatchString(name) && !reCart.MatchString(name)
+		if !byText && !byName && !byForm {
+			if reSoldOut.MatchString(name) && (it.Disabled || cartForm(it.Form)) {
+				soldOut = true
+			}
+			continue
+		}
+		if it.Disabled || reSoldOut.MatchString(name) {
+			soldOut = true
+			continue
+		}
+		if Forbidden(it) != "" {
+			continue
+		}
+		c := it
+		if best == nil || best.Dialog && !it.Dialog || best.Region != "main" && it.Region == "main" {
+			best = &c
+		}
+	}
+	if best != nil {
+		return ctl(*best), true, false
+	}
+	return control{}, false, soldOut
+}
+
+func hrefTokens(href string) []string {
+	u, err := url.Parse(href)
+	if err != nil {
+		return nil
+	}
+	return tokens(u.Path)
+}
+
+func hasToken(ts []string, want ...string) bool {
+	for _, t := range ts {
+		for _, w := range want {
+			if t == w {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (domFinder) cart(v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if !it.Visible || it.Disabled || Forbidden(it) != "" {
+			continue
+		}
+		name := label(it)
+		if reAdd.MatchString(name) || reCheckout.MatchString(name) {
+			continue
+		}
+		ts := hrefTokens(it.Href)
+		byName := reCart.MatchString(name) || reCart.MatchString(it.Aria)
+		byHref := it.Href != "" && hasToken(ts, "cart", "basket", "bag", "trolley") && !hasToken(ts, "add", "checkout")
+		if !byName && !byHref {
+			continue
+		}
+		c := it
+		if best == nil || it.Region == "header" && best.Region != "header" {
+			best = &c
+		}
+	}
+	if best != nil {
+		return ctl(*best), true
+	}
+	return control{}, false
+}
+
+func (domFinder) checkout(v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if !it.Visible || it.Disabled || Forbidden(it) != "" {
+			continue
+		}
+		name := label(it)
+		byName := reCheckout.MatchString(name) || reCheckout.MatchString(it.Aria) || strings.EqualFold(it.NameAttr, "checkout")
+		byHref := it.Href != "" && hasToken(hrefTokens(it.Href), "checkout", "checkouts")
+		if !byName && !byHref {
+			continue
+		}
+		c := it
+		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
+			best = &c
+		}
+	}
+	if best != nil {
+		return ctl(*best), true
+	}
+	return control{}, false
+}
+
+func (domFinder) listing(s *session, v view) (control, bool) {
+	var best *Item
+	for _, it := range v.items {
+		if it.Tag != "a" || !it.Visible || it.Href == "" || Forbidden(it) != "" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
+			continue
+		}
+		ts := hrefTokens(it.Href)
+		byName := reListing.MatchString(label(it))
+		byHref := len(ts) > 1 && hasToken(ts[1:2], "collections", "collection", "shop", "products", "catalog", "catalogue", "store", "category", "categories")
+		if !byName && !byHref {
+			continue
+		}
+		c := it
+		if best == nil || byName && !reListing.MatchString(label(*best)) {
+			best = &c
+		}
+	}
+	if best != nil {
+		return ctl(*best), true
+	}
+	return control{}, false
+}

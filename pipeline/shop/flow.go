@@ -1,0 +1,390 @@
+package shop
+
+import (
+	"errors"
+	"net/url"
+	"regexp"
+	"strings"
+)
+
+// A control is an element a shopper found, in its own terms: the ref of
+// the page helper, and the role and name the step log shows.
+type control struct {
+	item Item
+	role string
+	name string
+}
+
+// view is what a finder sees of the current page.
+type view struct {
+	st    PageState
+	items []Item
+}
+
+// finder is how a shopper sees a page: A reads the DOM (text, aria-label,
+// forms, JSON-LD), B only the accessibility tree. The flow is shared, so
+// the shoppers differ only in what they can find.
+type finder interface {
+	look(s *session) (view, error)
+	// overlay returns a control that dismisses a consent or newsletter
+	// overlay (accept or close), if one is showing.
+	overlay(v view) (control, bool)
+	// products lists controls (usually links) that lead to product pages,
+	// best first; direct are product URLs to open when no control leads
+	// there (A's JSON-LD).
+	products(s *session, v view) (ctl []control, direct []string)
+	// listing returns a link to a catalogue page ("Shop all"), used when
+	// the start page lists no product.
+	listing(s *session, v view) (control, bool)
+	// variant returns a choice to make before adding: a select with its
+	// option, or a radio to click.
+	variant(v view) (control, *Option, bool)
+	// add returns the add-to-cart control; soldOut reports that the page
+	// offers one but only as sold out or disabled.
+	add(v view) (ctl control, ok, soldOut bool)
+	// cart returns the control that opens the cart page or drawer.
+	cart(v view) (control, bool)
+	// checkout returns the control that starts checkout.
+	checkout(v view) (control, bool)
+}
+
+var (
+	reAdd      = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
+	reCart     = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
+	reCheckout = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
+	reAccept   = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
+	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
+	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
+	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
+	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
+	reListing  = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
+	rePick     = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
+)
+
+// shop is the flow of shoppers A, B and E: find a product, choose a
+// variant, add to cart, open the cart, start checkout; stop at the first
+// checkout page.
+func (s *session) shop(f finder) error {
+	if err := s.dismiss(f); err != nil {
+		return err
+	}
+	v, err := f.look(s)
+	if err != nil {
+		return err
+	}
+	soldOut := false
+	tried := 0
+	// The start page may itself be a product page.
+	if _, ok, so := f.add(v); ok || so {
+		tried++
+		err := s.buy(f)
+		switch {
+		case err == nil:
+			return s.toCheckout(f)
+		case errors.Is(err, errSoldOut):
+			soldOut = true
+		case errors.Is(err, errStop):
+			return err
+		}
+	}
+	home := s.origin.String()
+	if done, err := s.tryProducts(f, home, v, &tried, &soldOut); done {
+		return err
+	}
+	if tried == 0 {
+		// No product on the start page: a "Shop all" or catalogue link.
+		if c, ok := f.listing(s, v); ok {
+			if err := s.use(c, "open the catalogue"); err != nil && errors.Is(err, errStop) {
+				return err
+			} else if err == nil {
+				if err := s.dismiss(f); err != nil {
+					return err
+				}
+				if lv, err := f.look(s); err == nil {
+					if done, err := s.tryProducts(f, lv.st.URL, lv, &tried, &soldOut); done {
+						return err
+					}
+				}
+			}
+		}
+	}
+	switch {
+	case soldOut:
+		return s.end(NoCart, "sold_out")
+	case tried == 0:
+		return s.end(NoCart, "no_product_found")
+	}
+	return s.end(NoCart, "no_add_control")
+}
+
+// tryProducts opens up to four products listed on the page v (at address
+// home) and tries to buy each. done reports that the run ended (err is
+// then its result).
+func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut *bool) (done bool, err error) {
+	buy := func() (bool, error) {
+		err := s.buy(f)
+		switch {
+		case err == nil:
+			return true, s.toCheckout(f)
+		case errors.Is(err, errSoldOut):
+			*soldOut = true
+		case errors.Is(err, errStop):
+			return true, err
+		}
+		return false, nil
+	}
+	ctls, direct := f.products(s, v)
+	for i, c := range ctls {
+		if *tried >= 4 {
+			break
+		}
+		*tried++
+		if i > 0 || *tried > 1 {
+			// A new document: find the same product control again.
+			if err := s.backTo(home); err != nil {
+				return true, err
+			}
+			v, err := f.look(s)
+			if err != nil {
+				return true, err
+			}
+			again, _ := f.products(s, v)
+			found := false
+			for _, a := range again {
+				if a.item.Href == c.item.Href && a.name == c.name {
+					c, found = a, true
+					break
+				}
+			}
+			if !found {
+				continue
+			}
+		}
+		if err := s.use(c, "open a product"); err != nil {
+			if errors.Is(err, errStop) {
+				return true, err
+			}
+			continue
+		}
+		if err := s.dismiss(f); err != nil {
+			return true, err
+		}
+		if done, err := buy(); done {
+			return true, err
+		}
+	}
+	for _, d := range direct {
+		if *tried >= 4 {
+			break
+		}
+		*tried++
+		if err := s.open(d, "a product of the store's JSON-LD"); err != nil {
+			return true, err
+		}
+		if err := s.dismiss(f); err != nil {
+			return true, err
+		}
+		if done, err := buy(); done {
+			return true, err
+		}
+	}
+	return false, nil
+}
+
+var (
+	errSoldOut = errors.New("sold out")
+	errNoAdd   = errors.New("no add control")
+)
+
+// backTo returns to the start page between products.
+func (s *session) backTo(home string) error {
+	return s.open(home, "back to the store's page")
+}
+
+// dismiss closes up to three overlays (consent banners, newsletter
+// pop-ups) through their visible accept or close controls.
+func (s *session) dismiss(f finder) error {
+	for i := 0; i < 3; i++ {
+		v, err := f.look(s)
+		if err != nil {
+			return nil
+		}
+		c, ok := f.overlay(v)
+		if !ok {
+			return nil
+		}
+		if err := s.use(c, "dismiss an overlay"); err != nil && !errors.Is(err, errRefused) && !errors.Is(err, errGone) && !errors.Is(err, errCovered) {
+			return err
+		}
+	}
+	return nil
+}
+
+// buy chooses variants and adds the product of the current page to the
+// cart, and confirms it. It returns nil once the cart holds the item.
+func (s *session) buy(f finder) error {
+	for i := 0; i < 4; i++ {
+		v, err := f.look(s)
+		if err != nil {
+			return errNoAdd
+		}
+		c, opt, ok := f.variant(v)
+		if !ok {
+			break
+		}
+		if opt != nil {
+			err = s.pick(c, *opt)
+		} else {
+			err = s.use(c, "choose the first available option")
+		}
+		if errors.Is(err, errStop) {
+			return err
+		}
+		if err != nil {
+			break
+		}
+	}
+	v, err := f.look(s)
+	if err != nil {
+		return errNoAdd
+	}
+	c, ok, soldOut := f.add(v)
+	if !ok {
+		if soldOut {
+			s.record("inspect", "", "", "the product is sold out")
+			return errSoldOut
+		}
+		return errNoAdd
+	}
+	s.product = productName(v)
+	err = s.use(c, "add to cart")
+	if errors.Is(err, errCovered) {
+		if derr := s.dismiss(f); derr != nil {
+			return derr
+		}
+		err = s.use(c, "add to cart")
+	}
+	if err != nil {
+		return err
+	}
+	st, _ := s.state()
+	if ok, why := s.cartEvidence(st); ok {
+		s.added = true
+		s.rep.Log[len(s.rep.Log)-1].Note = "add to cart: " + why
+		return nil
+	}
+	// No sign on the page yet: the cart itself must show it.
+	v, err = f.look(s)
+	if err != nil {
+		return errNoAdd
+	}
+	if c, ok := f.cart(v); ok {
+		if err := s.use(c, "open the cart"); err != nil {
+			return err
+		}
+		st, _ := s.state()
+		if ok, why := s.cartEvidence(st); ok {
+			s.added = true
+			s.rep.Log[len(s.rep.Log)-1].Note = "open the cart: " + why
+			return nil
+		}
+	}
+	s.record("inspect", "", "", "the add was not confirmed by the page or the cart")
+	return errNoAdd
+}
+
+// productName is the name of the product on the page: its JSON-LD name,
+// else its first heading.
+func productName(v view) string {
+	if ps := jsonldProducts(v.st); len(ps) == 1 && ps[0].Name != "" {
+		return ps[0].Name
+	}
+	if len(v.st.Headings) > 0 {
+		return v.st.Headings[0]
+	}
+	return ""
+}
+
+// toCheckout goes from a confirmed cart to the first checkout page.
+func (s *session) toCheckout(f finder) error {
+	for i := 0; i < 3; i++ {
+		v, err := f.look(s)
+		if err != nil {
+			break
+		}
+		if c, ok := f.checkout(v); ok {
+			err := s.use(c, "start checkout")
+			if errors.Is(err, errCovered) {
+				if derr := s.dismiss(f); derr != nil {
+					return derr
+				}
+				err = s.use(c, "start checkout")
+			}
+			if err != nil {
+				if errors.Is(err, errStop) {
+					return err
+				}
+				return s.end(AddedToCart, "checkout_not_started")
+			}
+			if off := s.offBrand(); off {
+				return s.end(AddedToCart, "checkout_on_other_brand")
+			}
+			continue // a step page (a cart review) may come before checkout
+		}
+		c, ok := f.cart(v)
+		if !ok {
+			break
+		}
+		if err := s.use(c, "open the cart"); err != nil {
+			if errors.Is(err, errStop) {
+				return err
+			}
+			break
+		}
+	}
+	return s.end(AddedToCart, "no_checkout_control")
+}
+
+// offBrand reports whether the last navigation was refused for leaving the
+// store for another brand.
+func (s *session) offBrand() bool {
+	docs := s.page.Documents()
+	return len(docs) > 0 && docs[len(docs)-1].Refusal == "navigation_off_store"
+}
+
+// sameSite reports whether href is on the store's site.
+func (s *session) sameSite(href string) bool {
+	u, err := url.Parse(href)
+	if err != nil || u.Host == "" {
+		return false
+	}
+	return s.sameBrand(u)
+}
+
+func label(it Item) string {
+	for _, s := range []string{it.Name, it.Aria, it.Text, it.Value, it.Title} {
+		if strings.TrimSpace(s) != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// use resolves a control and clicks it through the guard.
+func (s *session) use(c control, why string) error {
+	it, err := s.resolve(c)
+	if err != nil {
+		s.record("click", c.role, c.name, "the element could not be found in the page")
+		return err
+	}
+	return s.act(it, c.role, c.name, why)
+}
+
+// pick resolves a select and chooses opt through the guard.
+func (s *session) pick(c control, opt Option) error {
+	it, err := s.resolve(c)
+	if err != nil {
+		return err
+	}
+	return s.choose(it, opt, c.role, c.name)
+}

@@ -1,0 +1,218 @@
+package shop
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"sort"
+	"strings"
+	"time"
+
+	"svc/pipeline/fetch"
+	"svc/pipeline/shop/browser"
+	"svc/pipeline/ucp"
+)
+
+// Defaults of a run.
+const (
+	DefaultRunTimeout  = 90 * time.Second
+	DefaultStepTimeout = 15 * time.Second
+)
+
+// Errors of Run. A run that happened returns a Report and a nil error,
+// whatever its outcome.
+var (
+	// ErrInvalidURL: the URL is invalid or unsafe (svc shop exits 64).
+	ErrInvalidURL = errors.New("invalid or unsafe store URL")
+	// ErrUnreachable: the store's first page never answered (exit 2). The
+	// Report is returned too, with outcome error.
+	ErrUnreachable = errors.New("store unreachable")
+)
+
+// Options configure runs. One Options may serve many runs at once.
+type Options struct {
+	// Browser runs the browser paths A–E. Nil makes them not_attempted.
+	Browser *browser.Browser
+	// Client is the safe HTTP client of the ucp and mcp paths.
+	Client *fetch.Client
+	// UCP validates UCP profiles for the ucp path; nil leaves that path
+	// not_attempted.
+	UCP *ucp.Validator
+	// AgentProfile is sent to UCP bindings that ask for one.
+	AgentProfile string
+	// LLM is the model of path D; unconfigured makes D not_attempted.
+	LLM LLMConfig
+	// RunTimeout bounds a run; StepTimeout each action in it.
+	RunTimeout  time.Duration
+	StepTimeout time.Duration
+	// Now is the clock; default time.Now.
+	Now func() time.Time
+}
+
+func (o *Options) defaults() {
+	if o.RunTimeout <= 0 {
+		o.RunTimeout = DefaultRunTimeout
+	}
+	if o.StepTimeout <= 0 {
+		o.StepTimeout = DefaultStepTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// CheckURL checks a store URL from outside: the safe client's rules, and
+// never a checkout address (a run starts at a store, and a checkout URL
+// is never echoed).
+func CheckURL(raw string) (*url.URL, error) {
+	u, err := fetch.ParseURL(raw)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrInvalidURL, err)
+	}
+	if LooksLikeCheckoutURL(u) {
+		return nil, fmt.Errorf("%w: a run starts at a store page, not at a checkout address", ErrInvalidURL)
+	}
+	return u, nil
+}
+
+// Run runs one path on one store and reports what happened. It never pays
+// or orders, never types, logs in or solves a captcha, and never records a
+// checkout URL.
+func Run(ctx context.Context, opts Options, shopper Shopper, rawURL string) (*Report, error) {
+	opts.defaults()
+	u, err := CheckURL(rawURL)
+	if err != nil {
+		return nil, err
+	}
+	start := opts.Now()
+	rep := &Report{Shopper: shopper, Store: Origin(u), StoppedBeforePayment: true, Log: []Step{}}
+	ctx, cancel := context.WithTimeout(ctx, opts.RunTimeout)
+	defer cancel()
+	switch {
+	case shopper == UCP || shopper == MCP:
+		err = runPlain(ctx, opts, shopper, u, rep)
+	case shopper == Model && !opts.LLM.Configured():
+		rep.Outcome, rep.Reason = NotAttempted, "no_model_configured"
+	case !shopper.Browser():
+		return nil, fmt.Errorf("shop: unknown shopper %q", shopper)
+	case opts.Browser == nil:
+		rep.Outcome, rep.Reason = NotAttempted, "no_browser"
+	default:
+		err = runBrowser(ctx, opts, shopper, u, rep)
+	}
+	rep.Steps = len(rep.Log)
+	rep.Seconds = float64(opts.Now().Sub(start).Milliseconds()) / 1000
+	return rep, err
+}
+
+// runBrowser runs a browser path in a fresh incognito page.
+func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, rep *Report) error {
+	s := &session{opts: opts, rep: rep, ctx: ctx, origin: u}
+	po := browser.PageOptions{
+		Mobile:          shopper == Mobile,
+		AllowNavigation: s.sameBrand,
+		RefuseRequest: func(method string, ru *url.URL) string {
+			if s.frozen.Load() {
+				return "after_checkout_reached"
+			}
+			return RefuseRequest(method, ru)
+		},
+	}
+	if shopper == WebMCP {
+		po.InitScripts = []string{webmcpObserver}
+	}
+	page, err := opts.Browser.NewPage(ctx, po)
+	if err != nil {
+		rep.Outcome, rep.Reason = NotAttempted, "browser_failed"
+		return nil
+	}
+	defer page.Close()
+	s.page = page
+	rep.Browser = opts.Browser.Product()
+	if shopper == Model {
+		rep.Model = opts.LLM.Model
+	}
+
+	err = s.open(u.String(), "the store's page")
+	if stop, gateErr := s.gate(); stop {
+		s.finish()
+		return gateErr
+	}
+	if err == nil {
+		switch shopper {
+		case Semantic, Mobile:
+			err = s.shop(domFinder{})
+		case Accessibility:
+			err = s.shop(axFinder{})
+		case WebMCP:
+			err = s.webmcp()
+		case Model:
+			err = s.model()
+		}
+	}
+	if err != nil && !errors.Is(err, errStop) && rep.Outcome == "" {
+		if ctx.Err() != nil {
+			rep.Outcome, rep.Reason = Error, "run_timeout"
+			if s.added {
+				rep.Outcome, rep.Reason = AddedToCart, "run_timeout_after_cart"
+			}
+		} else {
+			rep.Outcome, rep.Reason = Error, "run_failed"
+		}
+	}
+	if rep.Outcome == "" {
+		rep.Outcome, rep.Reason = NoCart, "no_add_control"
+	}
+	s.finish()
+	return nil
+}
+
+// gate judges the store's first page as the plain-HTTP paths do: no
+// answer (or a 5xx) is unreachable, an address that is not allowed is an
+// unsafe URL, and a redirect off the store is not a store to shop.
+func (s *session) gate() (stop bool, err error) {
+	docs := s.page.Documents()
+	status := 0
+	for _, d := range docs {
+		if d.Status > 0 {
+			status = d.Status
+		}
+	}
+	switch {
+	case len(docs) == 0:
+		s.rep.Outcome, s.rep.Reason = Error, "unreachable"
+		return true, ErrUnreachable
+	case docs[0].Err == "refused":
+		return true, fmt.Errorf("%w: the store's address is not allowed (%s)", ErrInvalidURL, docs[0].Refusal)
+	case status == 0:
+		s.rep.Outcome, s.rep.Reason = Error, "unreachable_"+docs[len(docs)-1].Err
+		return true, ErrUnreachable
+	case docs[len(docs)-1].Err == "refused":
+		s.rep.Outcome, s.rep.Reason = NotAttempted, "redirected_off_store"
+		return true, nil
+	case s.rep.Outcome == Error && strings.HasPrefix(s.rep.Reason, "store_http_5"):
+		s.rep.Reason = "unreachable_http_5xx"
+		return true, ErrUnreachable
+	case s.rep.Outcome != "":
+		return true, nil
+	}
+	return false, nil
+}
+
+// finish takes the screenshot and gathers the refusals.
+func (s *session) finish() {
+	s.screenshot()
+	counts := map[Refusal]int{}
+	for _, r := range s.page.Refusals() {
+		counts[Refusal{Host: r.Host, Code: r.Code, Method: r.Method}]++
+	}
+	for r, n := range counts {
+		r.Count = n
+		s.rep.Refused = append(s.rep.Refused, r)
+	}
+	sort.Slice(s.rep.Refused, func(i, j int) bool {
+		a, b := s.rep.Refused[i], s.rep.Refused[j]
+		return a.Host+a.Code+a.Method < b.Host+b.Code+b.Method
+	})
+}

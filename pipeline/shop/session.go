@@ -1,0 +1,345 @@
+package shop
+
+import (
+	"context"
+	_ "embed"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
+
+	"svc/pipeline/detect"
+	"svc/pipeline/shop/browser"
+)
+
+//go:embed dom.js
+var domJS string
+
+// helper is the expression that installs (once per document) and returns
+// the page helper in the shopper's isolated world.
+var helper = "(globalThis.__svc || (globalThis.__svc = " + domJS + "()))"
+
+// errStop ends a run early with the outcome already set.
+var errStop = errors.New("run ended")
+
+// session is one browser run: the page, the report being written, and what
+// the run knows so far.
+type session struct {
+	opts   Options
+	page   *browser.Page
+	rep    *Report
+	ctx    context.Context // ends at the run deadline
+	origin *url.URL
+	frozen atomic.Bool // set at the first checkout page: nothing more is sent
+
+	product  string // the product the run tries to buy
+	added    bool   // an add-to-cart action was taken and confirmed
+	lastDocs int    // main-frame documents already judged
+}
+
+func (s *session) stepCtx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(s.ctx, s.opts.StepTimeout)
+}
+
+// state reads the page.
+func (s *session) state() (PageState, error) {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var st PageState
+	err := s.page.Eval(ctx, helper+".state()", &st)
+	return st, err
+}
+
+// items lists the actionable elements of the page.
+func (s *session) items() ([]Item, error) {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var its []Item
+	err := s.page.Eval(ctx, helper+".snapshot()", &its)
+	return its, err
+}
+
+// describe reads one element afresh, for the guard.
+func (s *session) describe(ref int) (*Item, error) {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var it *Item
+	err := s.page.Eval(ctx, fmt.Sprintf("%s.describe(%d)", helper, ref), &it)
+	return it, err
+}
+
+// registerNode gives a DOM node found another way (the accessibility tree)
+// a ref of the page helper.
+func (s *session) registerNode(id cdp.BackendNodeID) (int, error) {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	// Install the helper first: CallOnNode runs a function, not an expression.
+	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
+		return 0, err
+	}
+	var ref int
+	err := s.page.CallOnNode(ctx, id, "function() { return globalThis.__svc.register(this) }", &ref)
+	return ref, err
+}
+
+// record appends a step with the page's title and address as they are
+// now; on a checkout page the address is withheld.
+func (s *session) record(action string, role, name, note string) {
+	st, _ := s.state()
+	s.recordState(st, action, role, name, note)
+}
+
+func (s *session) recordState(st PageState, action, role, name, note string) {
+	checkout := s.frozen.Load() || IsCheckoutPage(st)
+	s.rep.Log = append(s.rep.Log, Step{
+		N: len(s.rep.Log) + 1, Action: action, Role: role, Name: safeName(name),
+		Title: clipText(st.Title, 120), URL: StepURL(st.URL, checkout), Note: note,
+	})
+
+}
+
+// safeName keeps an element name fit for the log: short, and never an
+// address.
+func safeName(s string) string {
+	s = clipText(s, 80)
+	if strings.Contains(s, "://") || strings.HasPrefix(s, "/") {
+		return "(an address)"
+	}
+	return s
+}
+
+func clipText(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if len(s) > n {
+		s = s[:n]
+		for len(s) > 0 && s[len(s)-1]&0xC0 == 0x80 {
+			s = s[:len(s)-1]
+		}
+	}
+	return s
+}
+
+// open loads a URL in the tab and judges what came back.
+func (s *session) open(raw, why string) error {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	err := s.page.Navigate(ctx, raw)
+	st, _ := s.state()
+	note := why
+	if err != nil {
+		note = strings.TrimSpace(why + " (the page did not load)")
+	}
+	s.recordState(st, "open", "", "", note)
+	return s.judge(st)
+}
+
+// act clicks an element after the guard allows it, waits for the page to
+// settle, and judges the result. A refusal is recorded and returned as
+// errRefused.
+func (s *session) act(it Item, role, name, why string) error {
+	if s.frozen.Load() {
+		return s.refuse(role, name, GuardCheckoutPage)
+	}
+	fresh, err := s.describe(it.Ref)
+	if err != nil || fresh == nil {
+		s.record("click", role, name, "the element is gone")
+		return errGone
+	}
+	if r := Forbidden(*fresh); r != "" {
+		return s.refuse(role, name, r)
+	}
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var pt struct {
+		OK  bool    `json:"ok"`
+		Why string  `json:"why"`
+		X   float64 `json:"x"`
+		Y   float64 `json:"y"`
+	}
+	if err := s.page.Eval(ctx, fmt.Sprintf("%s.point(%d)", helper, it.Ref), &pt); err != nil {
+		s.record("click", role, name, "the element could not be reached")
+		return errGone
+	}
+	if !pt.OK {
+		s.record("click", role, name, "not clicked: the element is "+pt.Why)
+		if pt.Why == "covered" {
+			return errCovered
+		}
+		return errGone
+	}
+	if err := s.page.Click(ctx, pt.X, pt.Y); err != nil {
+		s.record("click", role, name, "the click failed")
+		return errGone
+	}
+	_ = s.page.Settle(ctx)
+	st, _ := s.state()
+	s.recordState(st, "click", role, name, why)
+	return s.judge(st)
+}
+
+// choose picks an option of a select, after the guard allows the select.
+func (s *session) choose(it Item, opt Option, role, name string) error {
+	if s.frozen.Load() {
+		return s.refuse(role, name, GuardCheckoutPage)
+	}
+	fresh, err := s.describe(it.Ref)
+	if err != nil || fresh == nil {
+		return errGone
+	}
+	if r := Forbidden(*fresh); r != "" {
+		return s.refuse(role, name, r)
+	}
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var ok bool
+	if err := s.page.Eval(ctx, fmt.Sprintf("%s.select(%d, %d)", helper, it.Ref, opt.I), &ok); err != nil || !ok {
+		s.record("choose", role, name, "the option could not be chosen")
+		return errGone
+	}
+	s.page.Touch()
+	_ = s.page.Settle(ctx)
+	st, _ := s.state()
+	s.recordState(st, "choose", role, name+": "+clipText(opt.Text, 40), "first available option")
+	return s.judge(st)
+}
+
+var (
+	errRefused = errors.New("the guard refused the action")
+	errGone    = errors.New("the element could not be used")
+	errCovered = errors.New("the element is covered")
+)
+
+func (s *session) refuse(role, name, reason string) error {
+	s.record("refused", role, name, "guard: "+reason)
+	return errRefused
+}
+
+// judge looks at the page after an action: a new document that is a wall
+// or an error, a challenge, a login wall or the first checkout page may end
+// the run (errStop, with the outcome set).
+func (s *session) judge(st PageState) error {
+	docs := s.page.Documents()
+	fresh := docs
+	if s.lastDocs <= len(docs) {
+		fresh = docs[s.lastDocs:]
+	}
+	s.lastDocs = len(docs)
+	for _, d := range fresh {
+		if d.Err != "" {
+			if d.Err == "refused" {
+				continue // recorded as a refusal; the page stays where it was
+			}
+			if !s.added {
+				return s.end(Error, "store_"+d.Err)
+			}
+			return s.end(AddedToCart, "checkout_"+d.Err)
+		}
+		page := detect.NewPage(d.URL, d.Status, d.Header, d.Body)
+		if b := detect.DetectBlock(page); b.Blocked {
+			if !s.added {
+				return s.end(Blocked, "blocked_"+b.Reason)
+			}
+			return s.end(AddedToCart, "checkout_challenge")
+		}
+		if d.Status >= http.StatusInternalServerError {
+			if !s.added {
+				return s.end(Error, fmt.Sprintf("store_http_%d", d.Status))
+			}
+			return s.end(AddedToCart, fmt.Sprintf("checkout_http_%d", d.Status))
+		}
+	}
+	switch {
+	case IsCheckoutPage(st):
+		s.frozen.Store(true)
+		return s.end(CheckoutReached, "checkout_page_loaded")
+	case IsChallenge(st):
+		if !s.added {
+			return s.end(Blocked, "challenge")
+		}
+		return s.end(AddedToCart, "checkout_challenge")
+	case IsLoginWall(st):
+		if !s.added {
+			return s.end(NoCart, "login_required")
+		}
+		return s.end(AddedToCart, "checkout_login_required")
+	}
+	return nil
+}
+
+func (s *session) end(outcome, reason string) error {
+	s.rep.Outcome, s.rep.Reason = outcome, reason
+	if outcome == CheckoutReached || outcome == AddedToCart && strings.HasPrefix(reason, "checkout_") {
+		s.frozen.Store(true)
+	}
+	return errStop
+}
+
+// cartEvidence reports whether the page shows the cart holding an item:
+// a cart count of one or more, an "added to cart" message, or a cart view
+// with line items or the product's name and no empty-cart message.
+func (s *session) cartEvidence(st PageState) (bool, string) {
+	if st.CartCount != nil && *st.CartCount > 0 {
+		return true, fmt.Sprintf("cart count %d", *st.CartCount)
+	}
+	if reEmptyCart.MatchString(st.Text) {
+		return false, ""
+	}
+	if reAddedText.MatchString(st.Text) {
+		return true, "added message"
+	}
+	inCartView := false
+	for _, h := range append([]string{st.Title}, st.Headings...) {
+		if reCartHeading.MatchString(h) {
+			inCartView = true
+		}
+	}
+	if inCartView && st.LineItems > 0 {
+		return true, "cart line items"
+	}
+	if inCartView && s.product != "" && strings.Contains(strings.ToLower(st.Text), strings.ToLower(s.product)) {
+		return true, "product in cart"
+	}
+	return false, ""
+}
+
+// jsonldProducts reads the products of the page's JSON-LD with the same
+// reader as the plain-HTTP checks.
+func jsonldProducts(st PageState) []detect.Product {
+	if len(st.JSONLD) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("<html><head>")
+	for _, t := range st.JSONLD {
+		b.WriteString(`<script type="application/ld+json">`)
+		b.WriteString(strings.ReplaceAll(t, "</", "<\\/"))
+		b.WriteString("</script>")
+	}
+	b.WriteString("</head></html>")
+	u, _ := url.Parse(st.URL)
+	p := detect.NewPage(u, 200, http.Header{"Content-Type": {"text/html"}}, []byte(b.String()))
+	return detect.ExtractJSONLD(p).Products
+}
+
+// screenshot keeps a small image of the last page.
+func (s *session) screenshot() {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	if b, err := s.page.Screenshot(ctx); err == nil {
+		s.rep.Screenshot = newScreenshot(b)
+	}
+}
+
+// sameBrand reports whether u is on the store's site or a sibling host of
+// the same brand (secure.brand.com, brand.myshopify.com).
+func (s *session) sameBrand(u *url.URL) bool {
+	if detect.RegistrableDomain(u.Hostname()) == detect.RegistrableDomain(s.origin.Hostname()) {
+		return true
+	}
+	return !detect.DetectRedirect(s.origin, u).AnotherBrand
+}
