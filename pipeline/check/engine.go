@@ -383,9 +383,11 @@ func (e *Engine) ucpProfile(ctx context.Context, origin string, res *Result) {
 		Status: rep.Verdict(), URL: rep.Source.ProfileURL, HTTPStatus: rep.Source.Status,
 		SchemaSource: rep.SchemaSource.Type, ErrorRules: []string{}, WarningRules: []string{},
 	}
-	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid {
+	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid || p.Status == ucp.VerdictUnvalidated {
 		p.DeclaredVersion = rep.DeclaredVersion
-		p.Valid = ptr(rep.Valid)
+		if p.Status != ucp.VerdictUnvalidated {
+			p.Valid = ptr(rep.Valid) // unvalidated: null, neither valid nor invalid
+		}
 		p.Errors, p.Warnings = rep.Counts.Errors, rep.Counts.Warnings
 		p.ErrorRules = ruleIDs(rep.Errors)
 		p.WarningRules = ruleIDs(rep.Warnings)

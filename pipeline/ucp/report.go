@@ -113,11 +113,17 @@ const (
 	VerdictInvalid     = "invalid"
 	VerdictMissing     = "missing"     // 404 or 410, or an HTML page with 200 (soft 404)
 	VerdictUnreachable = "unreachable" // no answer, a timeout, a 5xx, a wall (401, 402, 403, 429, a challenge page)
+	// VerdictUnvalidated is a profile that was read and broke no rule the
+	// validator checks without the schemas, while the UCP JSON Schema could
+	// not be loaded (no schema folder, ucp.dev unreachable): it can be
+	// called neither valid nor invalid, so its validity is null.
+	VerdictUnvalidated = "unvalidated"
 )
 
 // Verdict sums the report up as the store check shows a UCP profile: valid,
-// invalid, missing (the store publishes none) or unreachable (the profile
-// could not be read). A pasted profile is valid or invalid.
+// invalid, missing (the store publishes none), unreachable (the profile
+// could not be read) or unvalidated (read, but the schema was not there to
+// check it against). A pasted profile is valid, invalid or unvalidated.
 func (r *Report) Verdict() string {
 	if r.Source.Type == "url" {
 		st := r.Source.Status
@@ -132,8 +138,14 @@ func (r *Report) Verdict() string {
 			return VerdictUnreachable
 		}
 	}
-	if r.Valid {
+	switch {
+	case r.Valid:
 		return VerdictValid
+	case !r.Schema.Checked && r.Schema.Error != "" && len(r.Errors) == 0:
+		// Rules found nothing, and the schema, which could, was not
+		// loaded: an error-level rule still makes a profile invalid
+		// without it.
+		return VerdictUnvalidated
 	}
 	return VerdictInvalid
 }
