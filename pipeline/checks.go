@@ -98,6 +98,22 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		r.ACP.Found, nullStr(r.ACP.Version), r.MCPServerCard.Found, nullStr(r.MCPServerCard.Path),
 		r.Fix.Code, string(full),
 	)
+	mk, pt := r.Market, r.PageText
+	var decl any
+	if mk.Declarations != nil {
+		b, _ := json.Marshal(mk.Declarations)
+		decl = string(b)
+	}
+	var words any
+	if pt.Words != nil {
+		words = int64(*pt.Words)
+	}
+	row = append(row,
+		mk.Country, mk.Basis, mk.Currency, decl,
+		pt.Description, pt.Source, nullStr(pt.URL), words,
+		pt.UseCaseMention, jsonList(pt.UseCases, pt.UseCaseMention != nil),
+		pt.AgentFriendly, jsonList(pt.Issues, pt.AgentFriendly != nil),
+	)
 	return row
 }
 
