@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -177,15 +178,17 @@ func demoSchemas(ctx context.Context, o *demoOptions) bool {
 	return false
 }
 
-// rootCause is the innermost error of err's chain, for a short message.
+// rootCause is the innermost cause of err, for a short message: the end
+// of the chain, and of its text (the schema compiler wraps without %w).
 func rootCause(err error) string {
-	for {
-		next := errors.Unwrap(err)
-		if next == nil {
-			return err.Error()
-		}
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
 		err = next
 	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 // waitReady polls url until it answers 200.
