@@ -16,7 +16,7 @@ import (
 
 // MethodVersion names the check method; it is published with every result
 // and in the dataset manifest, and changes when what is measured changes.
-const MethodVersion = "check/1"
+const MethodVersion = "check/2"
 
 // Options configure an Engine.
 type Options struct {
