@@ -118,3 +118,19 @@ func FuzzMarketAndDescription(f *testing.F) {
 		}
 	})
 }
+
+// BenchmarkMarketAndDescription is what the check adds per page read: the
+// market declarations (a head scan and the JSON-LD blocks) and one
+// description judged. Compare with BenchmarkNewPage, the page's one scan.
+func BenchmarkMarketAndDescription(b *testing.B) {
+	u, _ := url.Parse("https://shop.example/products/trail-shoe")
+	p := NewPage(u, 200, nil, []byte(benchProductPage))
+	desc := `<p>Built for trail running and long hikes, the Ridge Runner has a recycled mesh upper, an 8 mm drop and a grippy rubber outsole. Weighs 280 g per shoe.</p>`
+	b.ReportAllocs()
+	b.SetBytes(int64(len(benchProductPage)))
+	for b.Loop() {
+		DecideMarket(ReadMarketSignals(p))
+		JudgeDescription(desc, DescCatalog, "Ridge Runner")
+		MetaDescription(p)
+	}
+}
