@@ -38,6 +38,17 @@ var Changelog = []publish.ChangelogEntry{{
 		"agent_facts measures use_case_mention and agent_friendly_description from one description the check saves " +
 			"(checks.description_*); they were null for every store.",
 		"A UCP profile the run had no schemas to validate, and that breaks no rule, is unvalidated (valid null), not invalid.",
+		"A UCP profile that could not be read (timeout, 5xx, wall) has no verdict (valid null), never \"not a valid profile\".",
+		"A store that could not be reached has no robots verdicts (robots_status unreachable, robots_* null); a 5xx robots.txt " +
+			"is still complete disallow (RFC 9309) and is said so.",
+		"robots.txt is read as RFC 9309 and Google's reference parser read it: a User-agent line without a valid product token " +
+			"starts its own group, *Name* is not the wildcard, percent-encoding compares in one form, Google's lenient syntax.",
+		"Prices: a full stop after a currency abbreviation is not a decimal point, percentages are not prices, two amounts " +
+			"or a range give no price. JSON-LD in HTML comments is read and Product subtypes are products.",
+		"Platforms: Salesforce Commerce Cloud, Shopware, PrestaShop, Squarespace and Wix are recognised, Shopify by more of its " +
+			"markers. Walls: Bot Fight Mode pages, the edge's vendor, captchas named as captchas. WebMCP tool names built " +
+			"outside the register call are read.",
+		"A throttled catalog gets the fix unthrottle_catalog, not publish_catalog or none.",
 	},
 }, {
 	MethodVersion: "svc-method/1 (check/1)",

@@ -49,8 +49,11 @@ func TestVerdictWithoutSchemas(t *testing.T) {
 			if got := r.Verdict(); got != tt.want {
 				t.Errorf("verdict %s, want %s (errors %v, schema %+v)", got, tt.want, r.Errors, r.Schema)
 			}
-			if r.Valid {
+			if r.IsValid() {
 				t.Error("valid without the schemas")
+			}
+			if tt.want == VerdictUnvalidated && r.Valid != nil {
+				t.Errorf("unvalidated with valid %v, want null", *r.Valid)
 			}
 		})
 	}
