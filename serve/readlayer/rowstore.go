@@ -1,4 +1,4 @@
-package serve
+package readlayer
 
 import (
 	"bytes"
@@ -333,8 +333,8 @@ func (s *rowStore) find(host string, fn func(rec []byte) error) error {
 var blockBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // lookup returns host's decoded row, or false when the host is not there.
-func (s *rowStore) lookup(host string) (*storeRow, bool, error) {
-	var r *storeRow
+func (s *rowStore) lookup(host string) (*Row, bool, error) {
+	var r *Row
 	err := s.find(host, func(rec []byte) error {
 		var err error
 		r, err = s.codec.decode(host, rec)
