@@ -114,14 +114,11 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 		}
 		category = cats[0]
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "agent facts", quotaSavedReads)
 	if err != nil {
 		return nil, err
 	}
 	defer rl.Release()
-	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
-		return nil, err
-	}
 	ans := &AgentFactsAnswer{Facts: []AgentFact{}, Note: factsNote, Snapshot: rl.Version(),
 		License: datasets.License}
 	if slug != "" {
@@ -129,10 +126,6 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 	}
 	if host != "" {
 		ans.Host = &host
-		dir, err := rl.Lookup(host)
-		if err != nil {
-			return nil, fmt.Errorf("agent facts %s: %w", host, err)
-		}
 		known := dir != nil && !unknownSources[dir.Text(readlayer.FSource)]
 		ans.Known = &known
 		if dir == nil || dir.Text(readlayer.FSource) == "opted-out" {

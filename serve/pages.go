@@ -272,15 +272,11 @@ func (s *Server) storeBadge(w http.ResponseWriter, r *http.Request, host string)
 	if !pages.ValidHost(host) {
 		return fail(ErrNotFound, "no badge: not a store host")
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView("", host, "badge")
 	if err != nil {
 		return err
 	}
 	defer rl.Release()
-	dir, err := rl.Lookup(host)
-	if err != nil {
-		return fmt.Errorf("badge %s: %w", host, err)
-	}
 	c := s.storeCard(rl, host, dir, s.liveRow(host, dir))
 	if c.CheckSource == nil { // no saved check, or opted out
 		return noBadge

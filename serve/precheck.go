@@ -158,15 +158,11 @@ func (s *Server) Precheck(ctx context.Context, caller, rawURL string, internal b
 		return nil, unsafeURL(err)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "precheck")
 	if err != nil {
 		return nil, err
 	}
 	defer rl.Release()
-	dir, err := rl.Lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("precheck %s: %w", host, err)
-	}
 	if dir == nil && s.liveRow(host, nil) == nil {
 		if twin := wwwTwin(host); twin != "" {
 			if d, err := rl.Lookup(twin); err == nil && d != nil {

@@ -45,20 +45,13 @@ func (s *Server) ProductData(ctx context.Context, caller, rawHost string) (*Prod
 	if err != nil {
 		return nil, err
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "product data", quotaSavedReads)
 	if err != nil {
 		return nil, err
 	}
 	defer rl.Release()
-	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
-		return nil, err
-	}
 	ans := &ProductDataAnswer{Host: host, ProductData: json.RawMessage("null"), VendorReadiness: json.RawMessage("null"),
 		Note: productDataNote, Snapshot: rl.Version(), License: datasets.License}
-	dir, err := rl.Lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("product data %s: %w", host, err)
-	}
 	if dir == nil || dir.Text(readlayer.FSource) == "opted-out" {
 		if dir == nil {
 			ans.ScanURL = s.link("/api/agent-checkout?url=" + url.QueryEscape(host))

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"errors"
+	"fmt"
 
 	"svc/serve/readlayer"
 )
@@ -36,4 +37,30 @@ func (s *Server) InDirectory(host string) bool {
 	defer rl.Release()
 	ok, err := rl.Has(host)
 	return err == nil && ok
+}
+
+// hostView is the opening every per-host read shares: the served
+// snapshot, with a reference the caller releases; the read's quotas taken
+// (none for a free read); and host's row, nil when the snapshot has none
+// or host is empty. what names the read in errors.
+func (s *Server) hostView(caller, host, what string, quotas ...quota) (readlayer.Source, *readlayer.Row, error) {
+	rl, err := s.readView()
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(quotas) > 0 {
+		if err := s.limits.take(caller, 1, quotas...); err != nil {
+			rl.Release()
+			return nil, nil, err
+		}
+	}
+	if host == "" {
+		return rl, nil, nil
+	}
+	dir, err := rl.Lookup(host)
+	if err != nil {
+		rl.Release()
+		return nil, nil, fmt.Errorf("%s %s: %w", what, host, err)
+	}
+	return rl, dir, nil
 }

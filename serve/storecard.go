@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -231,16 +230,12 @@ func (s *Server) StoreCard(ctx context.Context, caller, rawHost string) (*StoreC
 	if err != nil {
 		return nil, err
 	}
-	rl, err := s.readView()
+	// A free saved-data read (spec 8): no quota.
+	rl, dir, err := s.hostView(caller, host, "store")
 	if err != nil {
 		return nil, err
 	}
 	defer rl.Release()
-	// A free saved-data read (spec 8): no quota.
-	dir, err := rl.Lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", host, err)
-	}
 	return s.storeCard(rl, host, dir, s.liveRow(host, dir)), nil
 }
 
