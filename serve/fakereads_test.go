@@ -33,6 +33,15 @@ func fakeRow(t *testing.T, host string, vals map[int]any) *readlayer.Row {
 	return r
 }
 
+// wantUnavailable drops the tables of read from src: path must answer 503.
+func wantUnavailable(t *testing.T, ts *testServer, src *fakesource.Source, read readlayer.Read, path string) {
+	t.Helper()
+	src.Missing[read] = true
+	if resp, body := ts.get(t, path); resp.StatusCode != 503 {
+		t.Errorf("%s without its tables: %d %s", path, resp.StatusCode, body)
+	}
+}
+
 func ptr[T any](v T) *T { return &v }
 
 func TestFakeSourceProductData(t *testing.T) {
@@ -65,10 +74,7 @@ func TestFakeSourceProductData(t *testing.T) {
 	if a.ScanURL != "/api/agent-checkout?url=new.test" {
 		t.Errorf("unknown host: %+v", a)
 	}
-	src.Missing[readlayer.ReadProductData] = true
-	if resp, body := ts.get(t, "/api/agent-checkout/product-data?host=shop.test"); resp.StatusCode != 503 {
-		t.Errorf("without product_data: %d %s", resp.StatusCode, body)
-	}
+	wantUnavailable(t, ts, src, readlayer.ReadProductData, "/api/agent-checkout/product-data?host=shop.test")
 }
 
 func TestFakeSourceAgentFacts(t *testing.T) {
@@ -106,10 +112,7 @@ func TestFakeSourceAgentFacts(t *testing.T) {
 	if diff := cmp.Diff([]string{"a.test:null", "b.test:true"}, got); diff != "" {
 		t.Errorf("category facts (-want +got):\n%s", diff)
 	}
-	src.Missing[readlayer.ReadHostFacts] = true
-	if resp, body := ts.get(t, "/api/agent-facts?host=a.test"); resp.StatusCode != 503 {
-		t.Errorf("without agent_facts: %d %s", resp.StatusCode, body)
-	}
+	wantUnavailable(t, ts, src, readlayer.ReadHostFacts, "/api/agent-facts?host=a.test")
 }
 
 func TestFakeSourceDirectory(t *testing.T) {
@@ -132,10 +135,7 @@ func TestFakeSourceDirectory(t *testing.T) {
 	if len(a.Stores) != 2 || a.Stores[1].SvcURL != ts.storeLink("shoes.test") || a.Snapshot != "v1" {
 		t.Errorf("directory: %+v", a)
 	}
-	src.Missing[readlayer.ReadDirectory] = true
-	if resp, body := ts.get(t, "/api/agent-checkout/stores"); resp.StatusCode != 503 {
-		t.Errorf("without store_answers: %d %s", resp.StatusCode, body)
-	}
+	wantUnavailable(t, ts, src, readlayer.ReadDirectory, "/api/agent-checkout/stores")
 }
 
 func TestFakeSourceStoreCard(t *testing.T) {
