@@ -8,6 +8,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"svc/serve/readlayer"
 )
 
 // AgentReadyWindow is how recent a check must be for a store to count as
@@ -84,40 +86,29 @@ func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q s
 	if err != nil {
 		return nil, fail(ErrUnavailable, "the directory is unavailable: no published snapshot has been loaded yet")
 	}
-	defer rl.release()
-	st, err := rl.stmt(sqlDirectory, "the directory (store_answers)")
-	if err != nil {
-		return nil, err
+	defer rl.Release()
+	if !rl.Serves(readlayer.ReadDirectory) {
+		return nil, fail(ErrUnavailable, "the directory (store_answers) is not in the published snapshot %s", rl.Version())
 	}
 	if err := s.limits.take(caller, 1, quotaCheckoutReads, quotaSiteReads); err != nil {
 		return nil, err
 	}
-	since := s.now().Add(-AgentReadyWindow)
-	rows, err := st.QueryContext(ctx, strings.Join(cats, ","), float64(since.UnixMicro())/1e6, limit)
+	entries, total, err := rl.Directory(ctx, cats, s.now().Add(-AgentReadyWindow), limit)
 	if err != nil {
-		return nil, fmt.Errorf("directory query: %w", err)
+		return nil, err
 	}
-	defer rows.Close()
-	ans := &DirectoryAnswer{Stores: []DirectoryStore{}, Categories: cats, WindowDays: int(AgentReadyWindow / (24 * time.Hour)),
-		DirectoryURL: s.directoryLink(cats), Snapshot: rl.version}
+	ans := &DirectoryAnswer{Stores: []DirectoryStore{}, Total: total, Categories: cats, WindowDays: int(AgentReadyWindow / (24 * time.Hour)),
+		DirectoryURL: s.directoryLink(cats), Snapshot: rl.Version()}
 	if len(cats) == 0 {
 		ans.Categories = categorySlugs
 	}
-	for rows.Next() {
-		var d DirectoryStore
-		var svcURL *string
-		if err := rows.Scan(&d.Name, &d.Host, &d.Category, &d.Verdict, &d.CheckedAt, &svcURL, &ans.Total); err != nil {
-			return nil, fmt.Errorf("directory query: %w", err)
-		}
-		d.CheckedAt = d.CheckedAt.UTC()
-		d.SvcURL = s.storeLink(d.Host)
-		if svcURL != nil && *svcURL != "" {
-			d.SvcURL = *svcURL
+	for _, e := range entries {
+		d := DirectoryStore{Name: e.Name, Host: e.Host, Category: e.Category, Verdict: e.Verdict, CheckedAt: e.CheckedAt,
+			SvcURL: s.storeLink(e.Host)}
+		if e.SvcURL != nil && *e.SvcURL != "" {
+			d.SvcURL = *e.SvcURL
 		}
 		ans.Stores = append(ans.Stores, d)
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("directory query: %w", err)
 	}
 	ans.Note = fmt.Sprintf("Agent-ready stores: the catalog found a product and the cart returned a checkout link in a check "+
 		"within the last %d days (one window for REST and the MCP tool). Category matching, not inventory search: q and shopper "+

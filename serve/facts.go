@@ -10,9 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-
 	"svc/datasets"
+	"svc/serve/readlayer"
 )
 
 // factSlugs are the typed decisions of agent_facts (spec 2.6), in the
@@ -116,39 +115,32 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 		}
 		category = cats[0]
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "agent facts", quotaSavedReads)
 	if err != nil {
 		return nil, err
 	}
-	defer rl.release()
-	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
-		return nil, err
-	}
-	ans := &AgentFactsAnswer{Facts: []AgentFact{}, Note: factsNote, Snapshot: rl.version,
+	defer rl.Release()
+	ans := &AgentFactsAnswer{Facts: []AgentFact{}, Note: factsNote, Snapshot: rl.Version(),
 		License: datasets.License}
 	if slug != "" {
 		ans.Slug = &slug
 	}
 	if host != "" {
 		ans.Host = &host
-		dir, err := rl.lookup(host)
-		if err != nil {
-			return nil, fmt.Errorf("agent facts %s: %w", host, err)
-		}
-		known := dir != nil && !unknownSources[dir.text(fSource)]
+		known := dir != nil && !unknownSources[dir.Text(readlayer.FSource)]
 		ans.Known = &known
-		if dir == nil || dir.text(fSource) == "opted-out" {
+		if dir == nil || dir.Text(readlayer.FSource) == "opted-out" {
 			if dir != nil {
 				ans.Note = "This store opted out of the directory: its facts are not shown. " + factsNote
 			}
 			return ans, nil
 		}
-		if err := rl.hostFacts(ans, dir, slug); err != nil {
+		if err := hostFacts(rl, ans, dir, slug); err != nil {
 			return nil, fmt.Errorf("agent facts %s: %w", host, err)
 		}
 	} else {
 		ans.Category = &category
-		if err := rl.categoryFacts(ctx, ans, category, slug, limit); err != nil {
+		if err := categoryFacts(ctx, rl, ans, category, slug, limit); err != nil {
 			return nil, err
 		}
 	}
@@ -163,64 +155,47 @@ func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuer
 }
 
 // hostFacts reads one store's facts at its rows of agent_facts.
-func (rl *readLayer) hostFacts(ans *AgentFactsAnswer, dir *storeRow, slug string) error {
-	if rl.facts == nil {
-		return fail(ErrUnavailable, "agent facts (agent_facts) are not in the published snapshot %s", rl.version)
+func hostFacts(rl readlayer.Source, ans *AgentFactsAnswer, dir *readlayer.Row, slug string) error {
+	if !rl.Serves(readlayer.ReadHostFacts) {
+		return fail(ErrUnavailable, "agent facts (agent_facts) are not in the published snapshot %s", rl.Version())
 	}
-	at, n := dir.integer(fFactsRow), dir.integer(fFactsRows)
-	if at == nil || n == nil {
-		return nil
-	}
-	p := rl.facts
-	return p.read(*at, int(*n), func(row parquet.Row) error {
-		f := AgentFact{Fact: p.text(row, "fact")}
-		if slug != "" && f.Fact != slug {
-			return nil
-		}
-		f.Host = p.text(row, "host")
-		f.Value = json.RawMessage("null")
-		if v := p.str(row, "value"); v != nil && json.Valid([]byte(*v)) {
-			f.Value = json.RawMessage(*v)
-		}
-		f.Confidence, f.EvidenceSha256, f.Evidence = p.float(row, "confidence"), p.str(row, "evidence_sha256"), p.str(row, "evidence")
-		f.SourceURL, f.CheckedAt, f.Note = p.str(row, "source_url"), p.when(row, "checked_at"), p.str(row, "note")
-		ans.Facts = append(ans.Facts, f)
-		return nil
-	})
-}
-
-// categoryFacts lists the measured facts of the first limit stores of a
-// category (by host) that have any: a scan, so DuckDB.
-func (rl *readLayer) categoryFacts(ctx context.Context, ans *AgentFactsAnswer, category, slug string, limit int) error {
-	st, err := rl.stmt(sqlFactsCategory, "agent facts (agent_facts, stores)")
+	facts, err := rl.HostFacts(dir)
 	if err != nil {
 		return err
 	}
-	rows, err := st.QueryContext(ctx, category, slug, limit)
-	if err != nil {
-		return fmt.Errorf("agent facts %s: %w", category, err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var f AgentFact
-		var value *string
-		if err := rows.Scan(&f.Host, &f.Fact, &value, &f.Confidence, &f.EvidenceSha256, &f.Evidence, &f.SourceURL, &f.CheckedAt, &f.Note); err != nil {
-			return fmt.Errorf("agent facts %s: %w", category, err)
+	for _, f := range facts {
+		if slug == "" || f.Fact == slug {
+			ans.Facts = append(ans.Facts, agentFact(f))
 		}
-		f.Value = json.RawMessage("null")
-		if value != nil && json.Valid([]byte(*value)) {
-			f.Value = json.RawMessage(*value)
-		}
-		if f.CheckedAt != nil {
-			t := f.CheckedAt.UTC()
-			f.CheckedAt = &t
-		}
-		ans.Facts = append(ans.Facts, f)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("agent facts %s: %w", category, err)
 	}
 	return nil
+}
+
+// categoryFacts lists the measured facts of the first limit stores of a
+// category (by host) that have any.
+func categoryFacts(ctx context.Context, rl readlayer.Source, ans *AgentFactsAnswer, category, slug string, limit int) error {
+	if !rl.Serves(readlayer.ReadCategoryFacts) {
+		return fail(ErrUnavailable, "agent facts (agent_facts, stores) is not in the published snapshot %s", rl.Version())
+	}
+	facts, err := rl.CategoryFacts(ctx, category, slug, limit)
+	if err != nil {
+		return err
+	}
+	for _, f := range facts {
+		ans.Facts = append(ans.Facts, agentFact(f))
+	}
+	return nil
+}
+
+// agentFact is the answer's form of a row of agent_facts: a value that is
+// not JSON is null.
+func agentFact(f readlayer.Fact) AgentFact {
+	out := AgentFact{Host: f.Host, Fact: f.Fact, Value: json.RawMessage("null"), Confidence: f.Confidence,
+		EvidenceSha256: f.EvidenceSha256, Evidence: f.Evidence, SourceURL: f.SourceURL, CheckedAt: f.CheckedAt, Note: f.Note}
+	if f.Value != nil && json.Valid([]byte(*f.Value)) {
+		out.Value = json.RawMessage(*f.Value)
+	}
+	return out
 }
 
 func (s *Server) agentFacts(w http.ResponseWriter, r *http.Request) error {

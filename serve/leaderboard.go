@@ -8,6 +8,7 @@ import (
 
 	"svc/pipeline/leaderboard"
 	"svc/publish/pages"
+	"svc/serve/readlayer"
 	"svc/serve/state"
 )
 
@@ -177,12 +178,12 @@ func (s *Server) storePageHosts(grid []leaderboard.GridRow) func(string) bool {
 	if err != nil {
 		return func(string) bool { return false }
 	}
-	defer rl.release()
+	defer rl.Release()
 	for _, g := range grid {
 		if !pages.ValidHost(g.Host) {
 			continue
 		}
-		if row, err := rl.lookup(g.Host); err == nil && row != nil && row.text(fSource) != "opted-out" {
+		if row, err := rl.Lookup(g.Host); err == nil && row != nil && row.Text(readlayer.FSource) != "opted-out" {
 			has[g.Host] = true
 		}
 	}

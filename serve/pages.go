@@ -10,11 +10,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/parquet-go/parquet-go"
-
 	"svc/pipeline/check"
 	"svc/pipeline/ucp"
 	"svc/publish/pages"
+	"svc/serve/readlayer"
 )
 
 // The pages for people (package publish/pages). The snapshot stage
@@ -215,12 +214,12 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 	if err != nil {
 		return s.unknownStore(w, pages.UnknownStore{Host: host})
 	}
-	defer rl.release()
-	dir, err := rl.lookup(host)
+	defer rl.Release()
+	dir, err := rl.Lookup(host)
 	if err != nil {
 		return err
 	}
-	optedOut := dir != nil && dir.text(fSource) == "opted-out"
+	optedOut := dir != nil && dir.Text(readlayer.FSource) == "opted-out"
 	if optedOut {
 		return s.unknownStore(w, pages.UnknownStore{Host: host, OptedOut: true})
 	}
@@ -248,14 +247,14 @@ func (s *Server) storePage(w http.ResponseWriter, r *http.Request) error {
 // rendered here from the saved card and the documents beside it, and
 // answered like a published page: cached, with the sha256 of the body as
 // its ETag, so If-None-Match gives 304 until the next snapshot.
-func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl *readLayer, host string, dir, live *storeRow) error {
+func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl readlayer.Source, host string, dir, live *readlayer.Row) error {
 	st := pageStore(s.storeCard(rl, host, dir, live), true)
-	if err := rl.storeDocuments(dir, st); err != nil {
+	if err := storeDocuments(rl, dir, st); err != nil {
 		return fmt.Errorf("store page %s: %w", host, err)
 	}
-	site, err := pages.NewSite(s.cfg.BaseURL, rl.version)
+	site, err := pages.NewSite(s.cfg.BaseURL, rl.Version())
 	if err != nil {
-		site = &pages.Site{Version: rl.version}
+		site = &pages.Site{Version: rl.Version()}
 	}
 	var buf bytes.Buffer
 	if err := pages.RenderStore(&buf, site, st); err != nil {
@@ -273,15 +272,11 @@ func (s *Server) storeBadge(w http.ResponseWriter, r *http.Request, host string)
 	if !pages.ValidHost(host) {
 		return fail(ErrNotFound, "no badge: not a store host")
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView("", host, "badge")
 	if err != nil {
 		return err
 	}
-	defer rl.release()
-	dir, err := rl.lookup(host)
-	if err != nil {
-		return fmt.Errorf("badge %s: %w", host, err)
-	}
+	defer rl.Release()
 	c := s.storeCard(rl, host, dir, s.liveRow(host, dir))
 	if c.CheckSource == nil { // no saved check, or opted out
 		return noBadge
@@ -294,40 +289,29 @@ func (s *Server) storeBadge(w http.ResponseWriter, r *http.Request, host string)
 // storeDocuments adds to a store page what only the saved documents hold:
 // the reason and tools of Checkout WebMCP (checks.result_json) and the
 // full UCP report (ucp_validations.report), each read at the host's row.
-func (rl *readLayer) storeDocuments(dir *storeRow, st *pages.Store) error {
-	if at := dir.integer(fChecksRow); at != nil && rl.checks != nil {
-		err := rl.checks.read(*at, 1, func(row parquet.Row) error {
-			rj := rl.checks.str(row, "result_json")
-			if rj == nil {
-				return nil
-			}
-			var res struct {
-				CheckoutWebMCP check.CheckoutWebMCP `json:"checkoutWebmcp"`
-			}
-			if err := json.Unmarshal([]byte(*rj), &res); err != nil {
-				return fmt.Errorf("checks.result_json: %w", err)
-			}
-			st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
-			return nil
-		})
-		if err != nil {
-			return err
+func storeDocuments(rl readlayer.Source, dir *readlayer.Row, st *pages.Store) error {
+	rj, err := rl.CheckResult(dir)
+	if err != nil {
+		return err
+	}
+	if rj != nil {
+		var res struct {
+			CheckoutWebMCP check.CheckoutWebMCP `json:"checkoutWebmcp"`
 		}
+		if err := json.Unmarshal([]byte(*rj), &res); err != nil {
+			return fmt.Errorf("checks.result_json: %w", err)
+		}
+		st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
 	}
-	if at := dir.integer(fUCPRow); at != nil && rl.ucp != nil {
-		return rl.ucp.read(*at, 1, func(row parquet.Row) error {
-			rep := rl.ucp.str(row, "report")
-			if rep == nil {
-				return nil
-			}
-			var u ucp.Report
-			if err := json.Unmarshal([]byte(*rep), &u); err != nil {
-				return fmt.Errorf("ucp_validations.report: %w", err)
-			}
-			st.UCPReport = &u
-			return nil
-		})
+	rep, err := rl.UCPReport(dir)
+	if err != nil || rep == nil {
+		return err
 	}
+	var u ucp.Report
+	if err := json.Unmarshal([]byte(*rep), &u); err != nil {
+		return fmt.Errorf("ucp_validations.report: %w", err)
+	}
+	st.UCPReport = &u
 	return nil
 }
 

@@ -12,6 +12,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
+	"svc/serve/readlayer"
 )
 
 // The pre-checkout answer (spec 2.2): before an agent tries to buy, what
@@ -157,18 +158,14 @@ func (s *Server) Precheck(ctx context.Context, caller, rawURL string, internal b
 		return nil, unsafeURL(err)
 	}
 	host := strings.TrimSuffix(strings.ToLower(u.Hostname()), ".")
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "precheck")
 	if err != nil {
 		return nil, err
 	}
-	defer rl.release()
-	dir, err := rl.lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("precheck %s: %w", host, err)
-	}
+	defer rl.Release()
 	if dir == nil && s.liveRow(host, nil) == nil {
 		if twin := wwwTwin(host); twin != "" {
-			if d, err := rl.lookup(twin); err == nil && d != nil {
+			if d, err := rl.Lookup(twin); err == nil && d != nil {
 				host, dir = twin, d
 			}
 		}
@@ -182,7 +179,7 @@ func (s *Server) Precheck(ctx context.Context, caller, rawURL string, internal b
 
 // precheckAnswer builds the answer from the host's snapshot row (dir) and
 // newest live check (live), either of which may be nil.
-func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswer {
+func (s *Server) precheckAnswer(host string, dir, live *readlayer.Row) *PrecheckAnswer {
 	now := s.now()
 	ans := &PrecheckAnswer{
 		Host: host, Licence: datasets.License,
@@ -196,7 +193,7 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 	if dir == nil && live != nil {
 		row, source = live, "live_check"
 	}
-	optedOut := dir != nil && dir.text(fSource) == "opted-out"
+	optedOut := dir != nil && dir.Text(readlayer.FSource) == "opted-out"
 	if row == nil || optedOut {
 		// No directory, rails or history row (or one the store asked us not
 		// to show): the plain-HTTP fallback.
@@ -222,10 +219,10 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 	ans.Source = source
 	// A live check of a host not in the directory has no source: known,
 	// since it was measured.
-	ans.Known = !unknownSources[row.text(fSource)]
-	ans.setChecked(row.time(fCheckedAt), now)
-	ans.ReachableCheckout = row.boolean(fCartLink)
-	ans.Verdict = row.str(fVerdict)
+	ans.Known = !unknownSources[row.Text(readlayer.FSource)]
+	ans.setChecked(row.Time(readlayer.FCheckedAt), now)
+	ans.ReachableCheckout = row.Bool(readlayer.FCartLink)
+	ans.Verdict = row.Str(readlayer.FVerdict)
 	ans.Rails = rails(row)
 	ans.Blockers = blockers(row)
 	switch {
@@ -240,8 +237,8 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 	// after the check behind the verdict, from a store submission or a
 	// live check.
 	t, proves := s.reads.lastReachable(host), proveReachable
-	if dir != nil && live != nil && newer(live, dir) && live.isTrue(fReachable) {
-		if lt := *live.time(fCheckedAt); lt.After(t) {
+	if dir != nil && live != nil && newer(live, dir) && live.IsTrue(readlayer.FReachable) {
+		if lt := *live.Time(readlayer.FCheckedAt); lt.After(t) {
 			t, proves = lt, proveLiveReachable
 		}
 	}
@@ -253,8 +250,8 @@ func (s *Server) precheckAnswer(host string, dir, live *storeRow) *PrecheckAnswe
 }
 
 // newer reports whether a's check is newer than b's (a time beats none).
-func newer(a, b *storeRow) bool {
-	ta, tb := a.time(fCheckedAt), b.time(fCheckedAt)
+func newer(a, b *readlayer.Row) bool {
+	ta, tb := a.Time(readlayer.FCheckedAt), b.Time(readlayer.FCheckedAt)
 	return ta != nil && (tb == nil || ta.After(*tb))
 }
 
@@ -300,33 +297,33 @@ func tri(b *bool, yes, no string) string {
 }
 
 // rails reads the rails of a row.
-func rails(r *storeRow) []Rail {
+func rails(r *readlayer.Row) []Rail {
 	status := map[string]string{
-		"checkout_link":  tri(r.boolean(fCartLink), "returned", "not_returned"),
-		"storefront_mcp": tri(r.boolean(fStorefrontMCP), "detected", "not_detected"),
-		"webmcp":         tri(r.boolean(fWebMCP), "detected", "not_detected"),
-		"acp":            tri(r.boolean(fACPFound), "found", "not_found"),
+		"checkout_link":  tri(r.Bool(readlayer.FCartLink), "returned", "not_returned"),
+		"storefront_mcp": tri(r.Bool(readlayer.FStorefrontMCP), "detected", "not_detected"),
+		"webmcp":         tri(r.Bool(readlayer.FWebMCP), "detected", "not_detected"),
+		"acp":            tri(r.Bool(readlayer.FACPFound), "found", "not_found"),
 	}
 	switch {
-	case !r.vals[fCatalog].ok:
+	case r.IsNull(readlayer.FCatalog):
 		status["catalog"] = "not_measured"
-	case r.isFalse(fCatalog):
+	case r.IsFalse(readlayer.FCatalog):
 		status["catalog"] = "no_catalog"
-	case r.isTrue(fProductFound):
+	case r.IsTrue(readlayer.FProductFound):
 		status["catalog"] = "product_found"
-	case r.isFalse(fProductFound):
+	case r.IsFalse(readlayer.FProductFound):
 		status["catalog"] = "empty"
-	case r.isTrue(fThrottled):
+	case r.IsTrue(readlayer.FThrottled):
 		status["catalog"] = "throttled"
 	default:
 		status["catalog"] = "answered"
 	}
 	status["ucp"] = "not_measured"
-	if v := r.text(fUCPStatus); v != "" && v != "not_checked" {
+	if v := r.Text(readlayer.FUCPStatus); v != "" && v != "not_checked" {
 		status["ucp"] = v
 	}
 	status["checkout_webmcp"] = "not_measured"
-	if v := r.text(fCheckoutWebMCP); v != "" {
+	if v := r.Text(readlayer.FCheckoutWebMCP); v != "" {
 		status["checkout_webmcp"] = v
 	}
 	out := make([]Rail, len(railProves))
@@ -341,39 +338,39 @@ func rails(r *storeRow) []Rail {
 var userAgents = []string{"ChatGPT-User", "Claude-User", "Perplexity-User"}
 
 // blockers lists what the saved check saw that stops agents.
-func blockers(r *storeRow) []Blocker {
+func blockers(r *readlayer.Row) []Blocker {
 	out := []Blocker{}
 	add := func(code, msg string) { out = append(out, Blocker{code, msg}) }
-	if e := r.text(fCheckError); e != "" {
+	if e := r.Text(readlayer.FCheckError); e != "" {
 		add("check_failed", "The saved check could not run ("+e+"); nothing else was measured.")
 	}
-	if r.isTrue(fBlocked) {
+	if r.IsTrue(readlayer.FBlocked) {
 		msg := "The store's edge refused the check (bot wall, challenge or block)"
-		if why := r.text(fBlockReason); why != "" {
+		if why := r.Text(readlayer.FBlockReason); why != "" {
 			msg += ": " + why
 		}
 		add("edge_block", msg+".")
 	}
-	if r.isTrue(fParked) {
+	if r.IsTrue(readlayer.FParked) {
 		add("parked", "The host serves a domain-parking page, not a store.")
 	}
-	if r.isTrue(fOtherBrand) {
+	if r.IsTrue(readlayer.FOtherBrand) {
 		add("redirects_to_other_brand", "The homepage redirects to another brand's domain.")
 	}
-	if r.isFalse(fReachable) {
+	if r.IsFalse(readlayer.FReachable) {
 		msg := "The homepage did not answer"
-		if e := r.text(fReachError); e != "" {
+		if e := r.Text(readlayer.FReachError); e != "" {
 			msg += " (" + e + ")"
 		}
 		add("unreachable", msg+".")
 	}
-	if msg := robotsBlocker(r.text(fRobotsStatus), func(a string) string { return r.text(robotsField(a)) }); msg != "" {
+	if msg := robotsBlocker(r.Text(readlayer.FRobotsStatus), func(a string) string { return r.Text(readlayer.RobotsField(a)) }); msg != "" {
 		add("robots_disallows_agents", msg)
 	}
-	if r.isTrue(fThrottled) {
+	if r.IsTrue(readlayer.FThrottled) {
 		add("catalog_throttled", "The catalog answered empty with throttle signals: agents may be rate limited.")
 	}
-	if r.isFalse(fCatalog) {
+	if r.IsFalse(readlayer.FCatalog) {
 		add("no_catalog", "No catalog answered over plain HTTP, so an agent cannot find products without a browser.")
 	}
 	return out

@@ -8,9 +8,8 @@ import (
 	"net/url"
 	"time"
 
-	"github.com/parquet-go/parquet-go"
-
 	"svc/datasets"
+	"svc/serve/readlayer"
 )
 
 // ProductDataAnswer is GET /api/agent-checkout/product-data (spec 2.7):
@@ -46,21 +45,14 @@ func (s *Server) ProductData(ctx context.Context, caller, rawHost string) (*Prod
 	if err != nil {
 		return nil, err
 	}
-	rl, err := s.readView()
+	rl, dir, err := s.hostView(caller, host, "product data", quotaSavedReads)
 	if err != nil {
 		return nil, err
 	}
-	defer rl.release()
-	if err := s.limits.take(caller, 1, quotaSavedReads); err != nil {
-		return nil, err
-	}
+	defer rl.Release()
 	ans := &ProductDataAnswer{Host: host, ProductData: json.RawMessage("null"), VendorReadiness: json.RawMessage("null"),
-		Note: productDataNote, Snapshot: rl.version, License: datasets.License}
-	dir, err := rl.lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("product data %s: %w", host, err)
-	}
-	if dir == nil || dir.text(fSource) == "opted-out" {
+		Note: productDataNote, Snapshot: rl.Version(), License: datasets.License}
+	if dir == nil || dir.Text(readlayer.FSource) == "opted-out" {
 		if dir == nil {
 			ans.ScanURL = s.link("/api/agent-checkout?url=" + url.QueryEscape(host))
 			ans.Note = "No saved check of this host: scan_url runs a live check. " + productDataNote
@@ -69,33 +61,29 @@ func (s *Server) ProductData(ctx context.Context, caller, rawHost string) (*Prod
 		}
 		return ans, nil
 	}
-	ans.Known = !unknownSources[dir.text(fSource)]
-	ans.Policies = &CardPolicies{Returns: dir.boolean(fPolReturns), Shipping: dir.boolean(fPolShipping),
-		Privacy: dir.boolean(fPolPrivacy), Terms: dir.boolean(fPolTerms)}
-	ans.CheckedAt = dir.time(fCheckedAt)
-	if rl.product == nil {
-		return nil, fail(ErrUnavailable, "product data (product_data) is not in the published snapshot %s", rl.version)
+	ans.Known = !unknownSources[dir.Text(readlayer.FSource)]
+	ans.Policies = &CardPolicies{Returns: dir.Bool(readlayer.FPolReturns), Shipping: dir.Bool(readlayer.FPolShipping),
+		Privacy: dir.Bool(readlayer.FPolPrivacy), Terms: dir.Bool(readlayer.FPolTerms)}
+	ans.CheckedAt = dir.Time(readlayer.FCheckedAt)
+	if !rl.Serves(readlayer.ReadProductData) {
+		return nil, fail(ErrUnavailable, "product data (product_data) is not in the published snapshot %s", rl.Version())
 	}
-	at := dir.integer(fProductRow)
-	if at == nil {
-		return ans, nil // no product_data row for the store
-	}
-	p := rl.product
-	err = p.read(*at, 1, func(row parquet.Row) error {
-		ans.ProductURL, ans.Source = p.str(row, "product_url"), p.str(row, "source")
-		if d := p.str(row, "product_data"); d != nil && json.Valid([]byte(*d)) {
-			ans.ProductData = json.RawMessage(*d)
-		}
-		if v := p.str(row, "vendor_readiness"); v != nil && json.Valid([]byte(*v)) {
-			ans.VendorReadiness = json.RawMessage(*v)
-		}
-		if t := p.when(row, "checked_at"); t != nil {
-			ans.CheckedAt = t
-		}
-		return nil
-	})
+	p, err := rl.Product(dir)
 	if err != nil {
 		return nil, fmt.Errorf("product data %s: %w", host, err)
+	}
+	if p == nil {
+		return ans, nil // no product_data row for the store
+	}
+	ans.ProductURL, ans.Source = p.ProductURL, p.Source
+	if d := p.ProductData; d != nil && json.Valid([]byte(*d)) {
+		ans.ProductData = json.RawMessage(*d)
+	}
+	if v := p.VendorReadiness; v != nil && json.Valid([]byte(*v)) {
+		ans.VendorReadiness = json.RawMessage(*v)
+	}
+	if p.CheckedAt != nil {
+		ans.CheckedAt = p.CheckedAt
 	}
 	return ans, nil
 }

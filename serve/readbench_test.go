@@ -20,6 +20,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"svc/serve/readlayer"
 )
 
 // Per-host reads on a 1,000,000-store snapshot (issue 6, make bench): the
@@ -312,7 +314,7 @@ func TestReadServerChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
-	fmt.Printf("READ-SERVER %s %d %d\n", ln.Addr(), loaded.Milliseconds(), rl.rows.memBytes()>>20)
+	fmt.Printf("READ-SERVER %s %d %d\n", ln.Addr(), loaded.Milliseconds(), rl.(*readlayer.Layer).MemBytes()>>20)
 	io.Copy(io.Discard, os.Stdin)
 	srv.Close()
 }

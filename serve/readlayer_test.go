@@ -13,9 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/google/go-cmp/cmp"
-
 	"svc/datasets"
+	"svc/serve/readlayer"
 )
 
 func TestMatchCategories(t *testing.T) {
@@ -61,76 +60,6 @@ func TestIsInternalAgent(t *testing.T) {
 	}
 }
 
-// TestRowStoreRoundTrip codes rows with every kind of value, nulls and
-// hosts inside values, and reads each back.
-func TestRowStoreRoundTrip(t *testing.T) {
-	codec := newRowCodec()
-	b := newRowStoreBuilder(codec)
-	var want []*storeRow
-	for i := range 3000 {
-		host := fmt.Sprintf("shop%05d.test", i)
-		r := newStoreRow(host)
-		r.setStr(fName, fmt.Sprintf("Shop %d", i))
-		r.setStr(fSvcURL, "/stores/"+host+"/")
-		r.setStr(fPlatform, []string{"shopify", "woocommerce", "custom"}[i%3])
-		if i%7 != 0 {
-			r.setBool(fCartLink, i%2 == 0)
-		}
-		if i%5 != 0 {
-			r.vals[fScore] = rowValue{ok: true, n: int64(i % 101)}
-		}
-		r.vals[fCheckedAt] = rowValue{ok: true, n: time.Date(2026, 11, 16, 0, 0, i, 0, time.UTC).UnixMicro()}
-		r.setStr(fMCPTools, `["search_catalog"]`)
-		r.setStr(fFix, "text with a NUL \x00 inside "+host)
-		want = append(want, r)
-		if err := b.add(host, codec.encode(nil, r)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	codec.freeze()
-	s, err := b.finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Len() != len(want) || len(codec.dicts[fPlatform]) != 3 || len(codec.dicts[fSvcURL]) != 1 {
-		t.Errorf("len %d, platform dictionary %v, svc_url dictionary %v", s.Len(), codec.dicts[fPlatform], codec.dicts[fSvcURL])
-	}
-	for _, w := range want {
-		got, ok, err := s.lookup(w.host)
-		if err != nil || !ok {
-			t.Fatalf("%s: %v %v", w.host, ok, err)
-		}
-		if diff := cmp.Diff(w.vals, got.vals, cmp.AllowUnexported(rowValue{})); diff != "" {
-			t.Fatalf("%s (-want +got):\n%s", w.host, diff)
-		}
-	}
-	for _, h := range []string{"", "a.test", "shop00000.tesu", "shop99999.test", "zzz"} {
-		if _, ok, err := s.lookup(h); ok || err != nil {
-			t.Errorf("lookup(%q) = %v, %v", h, ok, err)
-		}
-	}
-	n := 0
-	s.each(func(host string, rec []byte) error { n++; return nil })
-	if n != len(want) {
-		t.Errorf("each saw %d rows", n)
-	}
-	// Hosts out of order are refused.
-	b2 := newRowStoreBuilder(newRowCodec())
-	b2.add("b.test", nil)
-	if err := b2.add("a.test", nil); err == nil {
-		t.Error("out-of-order host accepted")
-	}
-	b2.abort()
-	// An empty store answers nothing.
-	empty, err := newRowStoreBuilder(newRowCodec()).finish()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok, _ := empty.lookup("a.test"); ok {
-		t.Error("empty store found a host")
-	}
-}
-
 // TestSnapshotSwapUnderLoad publishes a new snapshot while requests of
 // every saved-data read are in flight: the server picks it up without a
 // restart, no request fails, and the old read layer closes once its last
@@ -141,8 +70,8 @@ func TestSnapshotSwapUnderLoad(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go ts.Watch(ctx)
-	old := ts.current().read
-	if old == nil || old.version != f.version {
+	old, _ := ts.current().read.(*readlayer.Layer)
+	if old == nil || old.Version() != f.version {
 		t.Fatalf("read layer %v", old)
 	}
 	// The next version: the same tables, one store's name changed so the
@@ -204,9 +133,9 @@ func TestSnapshotSwapUnderLoad(t *testing.T) {
 		t.Errorf("only %d requests were sent", sent.Load())
 	}
 	select {
-	case <-old.closed:
+	case <-old.Closed():
 	case <-time.After(10 * time.Second):
-		t.Errorf("the old read layer is still open (%d references)", old.refs.Load())
+		t.Errorf("the old read layer is still open (%d references)", old.Refs())
 	}
 	var c StoreCard
 	if _, body := ts.getJSON(t, "/api/store?host="+host, &c, "X-Forwarded-For", "198.51.100.1"); c.Snapshot != next || c.Name == nil || *c.Name != "Renamed Store" {
@@ -289,21 +218,21 @@ func TestReadLayerClosesAfterLastRequest(t *testing.T) {
 	}
 	ts.ts.Close()
 	ts.Close() // drops the server's reference; ours keeps the layer open
-	if r, err := rl.lookup(f.world.Stores[0].Host); err != nil || r == nil {
+	if r, err := rl.Lookup(f.world.Stores[0].Host); err != nil || r == nil {
 		t.Fatalf("lookup while held: %v %v", r, err)
 	}
 	select {
-	case <-rl.closed:
+	case <-rl.(*readlayer.Layer).Closed():
 		t.Fatal("closed while a request held it")
 	default:
 	}
-	rl.release()
+	rl.Release()
 	select {
-	case <-rl.closed:
+	case <-rl.(*readlayer.Layer).Closed():
 	case <-time.After(5 * time.Second):
 		t.Fatal("not closed after the last release")
 	}
-	if rl.acquire() {
+	if rl.Acquire() {
 		t.Error("a closed layer was acquired")
 	}
 	if _, err := ts.readView(); err == nil {

@@ -8,6 +8,7 @@ import (
 
 	"svc/pipeline"
 	"svc/pipeline/check"
+	"svc/serve/readlayer"
 	"svc/serve/state"
 )
 
@@ -41,7 +42,7 @@ type readState struct {
 // liveEntry is one host's newest live check, coded compactly.
 type liveEntry struct {
 	at  time.Time
-	rec []byte // inlineCodec record of rowFromCheck
+	rec []byte // readlayer.EncodeLive of readlayer.FromCheck
 }
 
 // historyTTL is how long a live check stays in the history when no newer
@@ -94,8 +95,8 @@ func (rs *readState) addLive(r *check.Result) {
 	if old, ok := rs.history[r.Host]; ok && !r.CheckedAt.After(old.at) {
 		return
 	}
-	row := rowFromCheck(r, nil)
-	rs.history[r.Host] = liveEntry{at: r.CheckedAt, rec: inlineCodec.encode(nil, row)}
+	row := readlayer.FromCheck(r, nil)
+	rs.history[r.Host] = liveEntry{at: r.CheckedAt, rec: readlayer.EncodeLive(row)}
 }
 
 func (rs *readState) noteReachable(host string, at time.Time) {
@@ -108,26 +109,24 @@ func (rs *readState) noteReachable(host string, at time.Time) {
 
 // liveRow returns host's newest saved live check as a row (identity fields
 // taken from dir, the snapshot row, when there is one), or nil.
-func (s *Server) liveRow(host string, dir *storeRow) *storeRow {
-	var newest *storeRow
+func (s *Server) liveRow(host string, dir *readlayer.Row) *readlayer.Row {
+	var newest *readlayer.Row
 	var at time.Time
 	if r, ok := s.cache.latest(host); ok {
-		newest, at = rowFromCheck(r, dir), r.CheckedAt
+		newest, at = readlayer.FromCheck(r, dir), r.CheckedAt
 	}
 	s.reads.mu.Lock()
 	e, ok := s.reads.history[host]
 	s.reads.mu.Unlock()
 	if ok && (newest == nil || e.at.After(at)) {
-		r, err := inlineCodec.decode(host, e.rec)
+		r, err := readlayer.DecodeLive(host, e.rec)
 		if err == nil {
 			if dir != nil {
-				for _, f := range []int{fName, fCategory, fSource, fSvc100ID, fAddedOn, fSvcURL} {
-					r.vals[f] = dir.vals[f]
-				}
+				r.CopyFields(dir, readlayer.FName, readlayer.FCategory, readlayer.FSource, readlayer.FSvc100ID, readlayer.FAddedOn, readlayer.FSvcURL)
 			} else {
-				r.vals[fSource] = rowValue{}
+				r.SetNull(readlayer.FSource)
 			}
-			r.live = true
+			r.Live = true
 			newest = r
 		}
 	}
@@ -144,7 +143,7 @@ func (rs *readState) lastReachable(host string) time.Time {
 
 // pruneHistory drops live checks the snapshot has caught up with, and
 // those past historyTTL.
-func (rs *readState) pruneHistory(read *readLayer, now time.Time) {
+func (rs *readState) pruneHistory(read readlayer.Source, now time.Time) {
 	rs.mu.Lock()
 	defer rs.mu.Unlock()
 	for host, e := range rs.history {
@@ -155,8 +154,8 @@ func (rs *readState) pruneHistory(read *readLayer, now time.Time) {
 		if read == nil {
 			continue
 		}
-		if r, err := read.lookup(host); err == nil && r != nil {
-			if t := r.time(fCheckedAt); t != nil && !t.Before(e.at) {
+		if r, err := read.Lookup(host); err == nil && r != nil {
+			if t := r.Time(readlayer.FCheckedAt); t != nil && !t.Before(e.at) {
 				delete(rs.history, host)
 			}
 		}

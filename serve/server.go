@@ -23,6 +23,7 @@ import (
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
+	"svc/serve/readlayer"
 	"svc/serve/state"
 )
 
@@ -104,7 +105,7 @@ type snapshot struct {
 	// dataJSON holds the version's small JSON documents (manifest.json,
 	// datapackage.json) by "<version>/<file>", served from memory.
 	dataJSON map[string]*file
-	read     *readLayer // lookups and DuckDB over the tables; nil without tables
+	read     readlayer.Source // lookups and DuckDB over the tables (readlayer.Layer); nil without tables
 }
 
 // New opens the state log, replays it, loads the latest snapshot (if any)
@@ -161,7 +162,7 @@ func (s *Server) replay(rec state.Record) error {
 func (s *Server) Close() error {
 	// The read layer closes once the requests reading it are done.
 	if old := s.snap.Swap(&snapshot{}); old != nil && old.read != nil {
-		old.read.release()
+		old.read.Release()
 	}
 	if s.statsStop != nil {
 		close(s.statsStop)
@@ -201,23 +202,27 @@ func (s *Server) reload(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	read, err := openReadLayer(ctx, filepath.Join(s.public, "data", version), version)
-	if errors.Is(err, errNoTables) {
-		read, err = nil, nil
+	layer, err := readlayer.Open(ctx, filepath.Join(s.public, "data", version), version)
+	if errors.Is(err, readlayer.ErrNoTables) {
+		layer, err = nil, nil
 	}
 	if err != nil {
 		s.badVersion, s.badErr = version, err
 		return err
 	}
+	var read readlayer.Source // nil, not a nil *Layer, without tables
+	if layer != nil {
+		read = layer
+	}
 	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read,
 		dataJSON: loadDataJSON(filepath.Join(s.public, "data", version), version)})
 	if old != nil && old.read != nil {
-		old.read.release() // closed when its last request is done
+		old.read.Release() // closed when its last request is done
 	}
 	s.reads.pruneHistory(read, s.now())
 	attrs := []any{"version", version, "files", len(files)}
-	if read != nil {
-		attrs = append(attrs, "stores", read.rows.Len(), "lookup_mb", read.rows.memBytes()>>20, "load_ms", read.loaded.Milliseconds())
+	if layer != nil {
+		attrs = append(attrs, "stores", layer.Stores(), "lookup_mb", layer.MemBytes()>>20, "load_ms", layer.LoadTime().Milliseconds())
 	}
 	s.log.Info("snapshot loaded", attrs...)
 	return nil

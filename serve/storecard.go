@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"encoding/json"
-	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
@@ -12,6 +11,7 @@ import (
 	"svc/datasets"
 	"svc/pipeline/fetch"
 	"svc/publish/pages"
+	"svc/serve/readlayer"
 )
 
 // The store hub (GET /api/store, spec 2.15): the saved public card of one
@@ -230,23 +230,19 @@ func (s *Server) StoreCard(ctx context.Context, caller, rawHost string) (*StoreC
 	if err != nil {
 		return nil, err
 	}
-	rl, err := s.readView()
+	// A free saved-data read (spec 8): no quota.
+	rl, dir, err := s.hostView(caller, host, "store")
 	if err != nil {
 		return nil, err
 	}
-	defer rl.release()
-	// A free saved-data read (spec 8): no quota.
-	dir, err := rl.lookup(host)
-	if err != nil {
-		return nil, fmt.Errorf("store %s: %w", host, err)
-	}
+	defer rl.Release()
 	return s.storeCard(rl, host, dir, s.liveRow(host, dir)), nil
 }
 
-func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *StoreCard {
+func (s *Server) storeCard(rl readlayer.Source, host string, dir, live *readlayer.Row) *StoreCard {
 	q := url.QueryEscape(host)
 	c := &StoreCard{
-		Host: host, InDirectory: dir != nil, Snapshot: rl.version,
+		Host: host, InDirectory: dir != nil, Snapshot: rl.Version(),
 		License: datasets.License,
 		Links: CardLinks{
 			SvcURL: s.storeLink(host), Homepage: "https://" + host + "/",
@@ -261,39 +257,39 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 	if dir == nil && live != nil {
 		row, source = live, "live_check"
 	}
-	if row == nil || (dir != nil && dir.text(fSource) == "opted-out") {
+	if row == nil || (dir != nil && dir.Text(readlayer.FSource) == "opted-out") {
 		// No page is published for this host: link its (empty) card.
 		c.Links.SvcURL = s.link("/api/store?host=" + q)
 		c.Stale = true
 		c.Note = "No saved check of this host: links.liveCheck runs one (its result shows here afterwards). Reads never fetch from the store."
 		if dir != nil {
-			c.Source = dir.str(fSource)
+			c.Source = dir.Str(readlayer.FSource)
 			c.Note = "This store opted out of the directory: its saved checks are not shown."
 		}
 		return c
 	}
-	c.Known = !unknownSources[row.text(fSource)]
+	c.Known = !unknownSources[row.Text(readlayer.FSource)]
 	c.CheckSource = &source
-	c.Name, c.Category, c.Source, c.Platform = row.str(fName), row.str(fCategory), row.str(fSource), row.str(fPlatform)
-	c.Verdict, c.Score, c.ScoreInputs = row.str(fVerdict), row.integer(fScore), row.integer(fScoreInputs)
-	c.AgentsCanBuy = row.boolean(fAgentsCanBuy)
-	c.Buy = &BuyLanes{AgentCatalog: row.boolean(fBuyCatalog), Browser: row.boolean(fBuyBrowser)}
-	c.CheckedAt = row.time(fCheckedAt)
+	c.Name, c.Category, c.Source, c.Platform = row.Str(readlayer.FName), row.Str(readlayer.FCategory), row.Str(readlayer.FSource), row.Str(readlayer.FPlatform)
+	c.Verdict, c.Score, c.ScoreInputs = row.Str(readlayer.FVerdict), row.Int(readlayer.FScore), row.Int(readlayer.FScoreInputs)
+	c.AgentsCanBuy = row.Bool(readlayer.FAgentsCanBuy)
+	c.Buy = &BuyLanes{AgentCatalog: row.Bool(readlayer.FBuyCatalog), Browser: row.Bool(readlayer.FBuyBrowser)}
+	c.CheckedAt = row.Time(readlayer.FCheckedAt)
 	c.Stale = c.CheckedAt == nil || s.now().Sub(*c.CheckedAt) >= StaleAfter
 	if dir != nil {
-		c.Svc100ID = dir.str(fSvc100ID)
-		if t := dir.time(fAddedOn); t != nil {
+		c.Svc100ID = dir.Str(readlayer.FSvc100ID)
+		if t := dir.Time(readlayer.FAddedOn); t != nil {
 			d := t.Format(time.DateOnly)
 			c.AddedOn = &d
 		}
-		if u := dir.str(fSvcURL); u != nil {
+		if u := dir.Str(readlayer.FSvcURL); u != nil {
 			c.Links.SvcURL = *u
 		}
 	}
 	c.Checks = cardChecks(row)
 	c.Robots = cardRobots(row)
-	c.Links.UCPProfile = row.str(fUCPProfileURL)
-	c.Links.ProductPage = row.str(fProductURL)
+	c.Links.UCPProfile = row.Str(readlayer.FUCPProfileURL)
+	c.Links.ProductPage = row.Str(readlayer.FProductURL)
 	if pages.ValidHost(host) { // the store has a page
 		badge, claim := s.link(pages.StoreURL(host)+"badge.svg"), s.link(pages.StoreURL(host)+"#claim")
 		c.Links.Badge, c.Links.Claim = &badge, &claim
@@ -301,11 +297,11 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 	c.Note = "Saved public data, " + source + " check. A missing (null) field was not measured. " +
 		"Validation is not certification; a returned checkout link means checkout was reachable, not that a purchase happened. " +
 		"No brand claim is recorded (brandClaim null); brand claims never change scores."
-	if row.live {
+	if row.Live {
 		c.Note += " This host is not in the snapshot: the card is its live check, which does not measure the score or the browser lane (null)."
 	}
 	if dir != nil && live != nil && newer(live, dir) {
-		c.LiveCheck = &CardLiveCheck{CheckedAt: *live.time(fCheckedAt), Source: "live_check", EvidenceLevel: evidenceHTTPOnly,
+		c.LiveCheck = &CardLiveCheck{CheckedAt: *live.Time(readlayer.FCheckedAt), Source: "live_check", EvidenceLevel: evidenceHTTPOnly,
 			ResultURL: s.storeLink(host), Checks: cardChecks(live), Robots: cardRobots(live), Note: liveCheckNote}
 		c.Note += " liveCheck holds a newer live plain-HTTP check with its own time; it changes none of the snapshot's figures."
 	}
@@ -313,47 +309,47 @@ func (s *Server) storeCard(rl *readLayer, host string, dir, live *storeRow) *Sto
 }
 
 // cardRobots is a row's saved robots policy.
-func cardRobots(r *storeRow) *CardRobots {
-	out := &CardRobots{Status: r.str(fRobotsStatus), Agents: map[string]*string{}}
+func cardRobots(r *readlayer.Row) *CardRobots {
+	out := &CardRobots{Status: r.Str(readlayer.FRobotsStatus), Agents: map[string]*string{}}
 	for _, a := range datasets.RobotsAgents {
-		out.Agents[a] = r.str(robotsField(a))
+		out.Agents[a] = r.Str(readlayer.RobotsField(a))
 	}
 	return out
 }
 
 // rawList is a JSON list column as a raw value, null when unmeasured.
-func rawList(r *storeRow, f int) json.RawMessage {
-	if v := r.str(f); v != nil && json.Valid([]byte(*v)) {
+func rawList(r *readlayer.Row, f int) json.RawMessage {
+	if v := r.Str(f); v != nil && json.Valid([]byte(*v)) {
 		return json.RawMessage(*v)
 	}
 	return json.RawMessage("null")
 }
 
-func cardChecks(r *storeRow) *CardChecks {
+func cardChecks(r *readlayer.Row) *CardChecks {
 	return &CardChecks{
-		CatalogAnswered: r.boolean(fCatalog), CatalogSource: r.str(fCatalogSource),
-		CatalogProducts: r.integer(fCatalogCount), CatalogThrottled: r.boolean(fThrottled),
-		ProductFound: r.boolean(fProductFound), CartLink: r.boolean(fCartLink),
+		CatalogAnswered: r.Bool(readlayer.FCatalog), CatalogSource: r.Str(readlayer.FCatalogSource),
+		CatalogProducts: r.Int(readlayer.FCatalogCount), CatalogThrottled: r.Bool(readlayer.FThrottled),
+		ProductFound: r.Bool(readlayer.FProductFound), CartLink: r.Bool(readlayer.FCartLink),
 		UCPProfile: CardUCP{
-			Status: r.str(fUCPStatus), Valid: r.boolean(fUCPValid), DeclaredVersion: r.str(fUCPVersion),
-			CountsInDirectory: r.boolean(fUCPCounts), Errors: r.integer(fUCPErrors), Warnings: r.integer(fUCPWarnings),
-			ErrorRules: rawList(r, fUCPErrRules), WarningRules: rawList(r, fUCPWarnRules),
-			ShoppingService: r.boolean(fUCPShopping), CheckoutCapability: r.boolean(fUCPCheckout),
-			URL: r.str(fUCPProfileURL), CheckedAt: r.time(fUCPCheckedAt),
+			Status: r.Str(readlayer.FUCPStatus), Valid: r.Bool(readlayer.FUCPValid), DeclaredVersion: r.Str(readlayer.FUCPVersion),
+			CountsInDirectory: r.Bool(readlayer.FUCPCounts), Errors: r.Int(readlayer.FUCPErrors), Warnings: r.Int(readlayer.FUCPWarnings),
+			ErrorRules: rawList(r, readlayer.FUCPErrRules), WarningRules: rawList(r, readlayer.FUCPWarnRules),
+			ShoppingService: r.Bool(readlayer.FUCPShopping), CheckoutCapability: r.Bool(readlayer.FUCPCheckout),
+			URL: r.Str(readlayer.FUCPProfileURL), CheckedAt: r.Time(readlayer.FUCPCheckedAt),
 		},
-		WebMCP: r.boolean(fWebMCP), WebMCPTools: rawList(r, fWebMCPTools),
-		CheckoutWebMCP: CardCheckoutWebMCP{Status: r.str(fCheckoutWebMCP), Detected: r.boolean(fCWDetected)},
-		StorefrontMCP:  CardStorefrontMCP{Detected: r.boolean(fStorefrontMCP), Tools: rawList(r, fMCPTools)},
-		BlockStatus:    CardBlock{Blocked: r.boolean(fBlocked), Reason: r.str(fBlockReason), EdgeBlockBehindAllowAll: r.boolean(fEdgeBehindAll)},
-		Reachability: CardReach{Reachable: r.boolean(fReachable), HTTPStatus: r.integer(fHTTPStatus), Error: r.str(fReachError),
-			Parked: r.boolean(fParked), RedirectsToOtherBrand: r.boolean(fOtherBrand)},
-		ProductData: CardProductData{Source: r.str(fPDSource), Complete: r.boolean(fPDComplete), VendorReadiness: r.str(fVendorStatus)},
-		Policies: CardPolicies{Returns: r.boolean(fPolReturns), Shipping: r.boolean(fPolShipping),
-			Privacy: r.boolean(fPolPrivacy), Terms: r.boolean(fPolTerms)},
-		ACP:           CardDiscovery{Found: r.boolean(fACPFound), Ver: r.str(fACPVersion)},
-		MCPServerCard: CardDiscovery{Found: r.boolean(fMCPCard), Path: r.str(fMCPCardPath)},
-		Fix:           CardFix{Code: r.str(fFixCode), Text: r.str(fFix)},
-		CheckError:    r.str(fCheckError), MethodVersion: r.str(fMethodVersion),
+		WebMCP: r.Bool(readlayer.FWebMCP), WebMCPTools: rawList(r, readlayer.FWebMCPTools),
+		CheckoutWebMCP: CardCheckoutWebMCP{Status: r.Str(readlayer.FCheckoutWebMCP), Detected: r.Bool(readlayer.FCWDetected)},
+		StorefrontMCP:  CardStorefrontMCP{Detected: r.Bool(readlayer.FStorefrontMCP), Tools: rawList(r, readlayer.FMCPTools)},
+		BlockStatus:    CardBlock{Blocked: r.Bool(readlayer.FBlocked), Reason: r.Str(readlayer.FBlockReason), EdgeBlockBehindAllowAll: r.Bool(readlayer.FEdgeBehindAll)},
+		Reachability: CardReach{Reachable: r.Bool(readlayer.FReachable), HTTPStatus: r.Int(readlayer.FHTTPStatus), Error: r.Str(readlayer.FReachError),
+			Parked: r.Bool(readlayer.FParked), RedirectsToOtherBrand: r.Bool(readlayer.FOtherBrand)},
+		ProductData: CardProductData{Source: r.Str(readlayer.FPDSource), Complete: r.Bool(readlayer.FPDComplete), VendorReadiness: r.Str(readlayer.FVendorStatus)},
+		Policies: CardPolicies{Returns: r.Bool(readlayer.FPolReturns), Shipping: r.Bool(readlayer.FPolShipping),
+			Privacy: r.Bool(readlayer.FPolPrivacy), Terms: r.Bool(readlayer.FPolTerms)},
+		ACP:           CardDiscovery{Found: r.Bool(readlayer.FACPFound), Ver: r.Str(readlayer.FACPVersion)},
+		MCPServerCard: CardDiscovery{Found: r.Bool(readlayer.FMCPCard), Path: r.Str(readlayer.FMCPCardPath)},
+		Fix:           CardFix{Code: r.Str(readlayer.FFixCode), Text: r.Str(readlayer.FFix)},
+		CheckError:    r.Str(readlayer.FCheckError), MethodVersion: r.Str(readlayer.FMethodVersion),
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/parquet-go/parquet-go"
 
+	"svc/datasets"
 	"svc/pipeline"
 	"svc/pipeline/leaderboard"
 	"svc/serve/state"
@@ -155,29 +156,19 @@ func (s *Server) directoryHosts() map[string]struct{} {
 // readDirectoryHosts reads the host column of a version folder's stores
 // table: stores.parquet, or stores.csv when there is no Parquet file.
 func readDirectoryHosts(versionDir string) (map[string]struct{}, error) {
-	f, err := os.Open(filepath.Join(versionDir, "stores.parquet"))
+	file, err := datasets.OpenParquetColumns(versionDir, datasets.Stores, []string{"host"})
 	if errors.Is(err, os.ErrNotExist) {
 		return readDirectoryCSV(filepath.Join(versionDir, "stores.csv"))
 	}
 	if err != nil {
-		return nil, fmt.Errorf("directory hosts: %w", err)
+		return nil, fmt.Errorf("directory hosts %s: %w", versionDir, err)
 	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("directory hosts: %w", err)
-	}
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		return nil, fmt.Errorf("directory hosts %s: %w", f.Name(), err)
-	}
-	if _, ok := pf.Schema().Lookup("host"); !ok {
-		return nil, fmt.Errorf("directory hosts %s: no host column", f.Name())
-	}
+	defer file.Close()
+	pf := file.File()
 	type hostRow struct {
 		Host string `parquet:"host"`
 	}
-	r := parquet.NewGenericReader[hostRow](pf)
+	r := parquet.NewGenericReader[hostRow](pf, file.Schema())
 	defer r.Close()
 	out := make(map[string]struct{}, pf.NumRows())
 	buf := make([]hostRow, 1024)
@@ -190,7 +181,7 @@ func readDirectoryHosts(versionDir string) (map[string]struct{}, error) {
 			return out, nil
 		}
 		if err != nil {
-			return nil, fmt.Errorf("directory hosts %s: %w", f.Name(), err)
+			return nil, fmt.Errorf("directory hosts %s: %w", versionDir, err)
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package serve
+package readlayer
 
 import (
 	"context"
@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -50,7 +49,7 @@ func loadRows(ctx context.Context, dir string) (*rowStore, error) {
 		}
 	}()
 	var rec []byte
-	row := newStoreRow("") // one row, reused: a million rows are a lot of garbage
+	row := NewRow("") // one row, reused: a million rows are a lot of garbage
 	for {
 		cr, err := driver.next()
 		if err != nil {
@@ -83,7 +82,7 @@ func loadRows(ctx context.Context, dir string) (*rowStore, error) {
 type tableCursor struct {
 	name    string
 	src     fieldSource
-	f       *os.File
+	f       *datasets.ParquetFile
 	cols    []cursorCol
 	batches chan cursorBatch
 	free    chan cursorBatch // batches read, back for reuse
@@ -123,36 +122,17 @@ const cursorBatchRows = 256
 // the columns src maps to fields, and starts decoding it.
 func openCursor(ctx context.Context, dir string, src fieldSource) (*tableCursor, error) {
 	name := src.table.Name
-	f, err := os.Open(filepath.Join(dir, name+".parquet"))
-	if err != nil {
-		return nil, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read %s: %w", name, err)
-	}
-	group := parquet.Group{}
 	wanted := []string{"host"}
 	for c := range src.cols {
 		wanted = append(wanted, c)
 	}
-	for _, c := range wanted {
-		leaf, ok := pf.Schema().Lookup(c)
-		if !ok {
-			f.Close()
-			return nil, fmt.Errorf("read %s: no column %s (published with an older table definition?)", name, c)
-		}
-		group[c] = leaf.Node
+	file, err := datasets.OpenParquetColumns(dir, src.table, wanted)
+	if err != nil {
+		return nil, err
 	}
-	schema := parquet.NewSchema(name, group)
+	pf, schema := file.File(), file.Schema()
 	ctx, cancel := context.WithCancel(ctx)
-	cur := &tableCursor{name: name, src: src, f: f, batches: make(chan cursorBatch, 1), free: make(chan cursorBatch, 2),
+	cur := &tableCursor{name: name, src: src, f: file, batches: make(chan cursorBatch, 1), free: make(chan cursorBatch, 2),
 		cancel: cancel, done: make(chan struct{})}
 	hostCol := 0
 	for i, path := range schema.Columns() {
@@ -310,7 +290,7 @@ func (c *tableCursor) next() (*cursorRow, error) {
 
 // fill copies a row's values into the fields they map to, and its row
 // number when the source keeps it.
-func (c *tableCursor) fill(row *storeRow, cr *cursorRow) {
+func (c *tableCursor) fill(row *Row, cr *cursorRow) {
 	for j, cc := range c.cols {
 		row.vals[cc.field] = cr.vals[j]
 	}
@@ -321,7 +301,7 @@ func (c *tableCursor) fill(row *storeRow, cr *cursorRow) {
 
 // joinInto skips rows of hosts before row.host and fills row from the row
 // (the rows, for a multi source) of row.host when there is one.
-func (c *tableCursor) joinInto(row *storeRow) error {
+func (c *tableCursor) joinInto(row *Row) error {
 	var count int64
 	defer func() {
 		if c.src.countField != "" && count > 0 {

@@ -1,11 +1,9 @@
-package serve
+package readlayer
 
 import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"sync"
 	"time"
 
@@ -25,7 +23,7 @@ import (
 // decoded a whole row group (30 to 50 ms).
 type parquetRows struct {
 	name   string
-	f      *os.File
+	file   *datasets.ParquetFile
 	pf     *parquet.File
 	schema *parquet.Schema
 	col    map[string]int // column name -> position in a projected row
@@ -37,30 +35,11 @@ type parquetRows struct {
 
 // openParquetRows opens dir/<table>.parquet for reads of cols.
 func openParquetRows(dir string, t *datasets.Table, cols []string) (*parquetRows, error) {
-	f, err := os.Open(filepath.Join(dir, t.Name+".parquet"))
+	file, err := datasets.OpenParquetColumns(dir, t, cols)
 	if err != nil {
 		return nil, err
 	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	pf, err := parquet.OpenFile(f, fi.Size())
-	if err != nil {
-		f.Close()
-		return nil, fmt.Errorf("read %s: %w", t.Name, err)
-	}
-	group := parquet.Group{}
-	for _, c := range cols {
-		leaf, ok := pf.Schema().Lookup(c)
-		if !ok {
-			f.Close()
-			return nil, fmt.Errorf("read %s: no column %s", t.Name, c)
-		}
-		group[c] = leaf.Node
-	}
-	p := &parquetRows{name: t.Name, f: f, pf: pf, schema: parquet.NewSchema(t.Name, group), col: map[string]int{}}
+	p := &parquetRows{name: t.Name, file: file, pf: file.File(), schema: file.Schema(), col: map[string]int{}}
 	for i, path := range p.schema.Columns() {
 		p.col[path[0]] = i
 	}
@@ -100,7 +79,7 @@ func (p *parquetRows) read(start int64, n int, fn func(parquet.Row) error) error
 	return nil
 }
 
-func (p *parquetRows) close() { p.f.Close() }
+func (p *parquetRows) close() { p.file.Close() }
 
 // str returns a string column of row, nil for null.
 func (p *parquetRows) str(row parquet.Row, col string) *string {

@@ -1,4 +1,4 @@
-package serve
+package readlayer
 
 import (
 	"context"
@@ -34,7 +34,7 @@ import (
 // they read; a newer snapshot replaces the layer at once, and the old one
 // is closed when the last request reading it is done, so a reload never
 // fails a request in flight.
-type readLayer struct {
+type Layer struct {
 	version string
 	dir     string
 	rows    *rowStore
@@ -74,19 +74,15 @@ var (
 	ucpColumns     = []string{"report"}
 )
 
-// errSkippedVersion is Reload's answer for a version that failed to load
-// before: it is not tried again.
-var errSkippedVersion = errors.New("failed to load before; waiting for a newer snapshot")
-
-// errNoTables is openReadLayer's answer for a version folder without
+// ErrNoTables is Open's answer for a version folder without
 // store_answers.parquet: there is nothing to read yet.
-var errNoTables = errors.New("no store_answers.parquet in the snapshot")
+var ErrNoTables = errors.New("no store_answers.parquet in the snapshot")
 
-// openReadLayer builds the read layer of a published version folder.
-func openReadLayer(ctx context.Context, dir, version string) (*readLayer, error) {
+// Open builds the read layer of a published version folder.
+func Open(ctx context.Context, dir, version string) (*Layer, error) {
 	if _, err := os.Stat(filepath.Join(dir, datasets.StoreAnswers.Name+".parquet")); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, errNoTables
+			return nil, ErrNoTables
 		}
 		return nil, fmt.Errorf("read layer %s: %w", version, err)
 	}
@@ -106,7 +102,7 @@ func openReadLayer(ctx context.Context, dir, version string) (*readLayer, error)
 	if err != nil {
 		return nil, fmt.Errorf("read layer %s: %w", version, err)
 	}
-	rl := &readLayer{version: version, dir: dir, rows: rows, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
+	rl := &Layer{version: version, dir: dir, rows: rows, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
 	for _, pr := range []struct {
 		t    *datasets.Table
 		cols []string
@@ -159,9 +155,9 @@ func openReadLayer(ctx context.Context, dir, version string) (*readLayer, error)
 	return rl, nil
 }
 
-// acquire takes a reference for one request; false when the layer is
+// Acquire takes a reference for one request; false when the layer is
 // already closing (the caller then reads the newer snapshot).
-func (rl *readLayer) acquire() bool {
+func (rl *Layer) Acquire() bool {
 	for {
 		n := rl.refs.Load()
 		if n <= 0 {
@@ -173,8 +169,8 @@ func (rl *readLayer) acquire() bool {
 	}
 }
 
-// release drops a reference; the last one closes the layer.
-func (rl *readLayer) release() {
+// Release drops a reference; the last one closes the layer.
+func (rl *Layer) Release() {
 	if rl.refs.Add(-1) == 0 {
 		rl.once.Do(func() {
 			for _, st := range rl.stmts {
@@ -189,7 +185,7 @@ func (rl *readLayer) release() {
 	}
 }
 
-func (rl *readLayer) closeFiles() {
+func (rl *Layer) closeFiles() {
 	for _, p := range []*parquetRows{rl.product, rl.facts, rl.checks, rl.ucp} {
 		if p != nil {
 			p.close()
@@ -197,50 +193,11 @@ func (rl *readLayer) closeFiles() {
 	}
 }
 
-// stmt returns a prepared statement, or an unavailable error when the
-// snapshot lacks the tables it reads.
-func (rl *readLayer) stmt(file, what string) (*sql.Stmt, error) {
-	st := rl.stmts[file]
-	if st == nil {
-		return nil, fail(ErrUnavailable, "%s is not in the published snapshot %s", what, rl.version)
-	}
-	return st, nil
-}
-
-// lookup returns the snapshot's row of host, or nil.
-func (rl *readLayer) lookup(host string) (*storeRow, error) {
+// Lookup returns the snapshot's row of host, or nil.
+func (rl *Layer) Lookup(host string) (*Row, error) {
 	r, ok, err := rl.rows.lookup(host)
 	if err != nil || !ok {
 		return nil, err
 	}
 	return r, nil
-}
-
-// readView returns the read layer of the snapshot being served, with a
-// reference the caller must release, or a 503 when no snapshot with
-// tables has been loaded.
-func (s *Server) readView() (*readLayer, error) {
-	for {
-		rl := s.current().read
-		if rl == nil {
-			return nil, fail(ErrUnavailable, "no published data yet: the first snapshot with store tables has not been loaded")
-		}
-		if rl.acquire() {
-			return rl, nil
-		}
-		// Replaced and closing since we loaded the pointer: read the new one.
-	}
-}
-
-// InDirectory reports whether host has a row in the served snapshot's
-// directory (store_answers): a binary search and one block inflated, no
-// host set held in memory.
-func (s *Server) InDirectory(host string) bool {
-	rl, err := s.readView()
-	if err != nil {
-		return false
-	}
-	defer rl.release()
-	ok, err := rl.rows.has(host)
-	return err == nil && ok
 }

@@ -1,6 +1,6 @@
 //go:build !unix
 
-package serve
+package readlayer
 
 // allocChunk returns an empty byte slice with room for n bytes; outside
 // unix it is on the Go heap.

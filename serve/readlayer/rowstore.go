@@ -1,4 +1,4 @@
-package serve
+package readlayer
 
 import (
 	"bytes"
@@ -308,7 +308,21 @@ func (s *rowStore) find(host string, fn func(rec []byte) error) error {
 	if err := s.inflate(i, buf); err != nil {
 		return err
 	}
-	block, key := buf.Bytes(), []byte(host)
+	key := []byte(host)
+	return records(buf.Bytes(), func(h, rec []byte) (bool, error) {
+		switch c := bytes.Compare(h, key); {
+		case c == 0:
+			return true, fn(rec)
+		case c > 0:
+			return true, nil
+		}
+		return false, nil
+	})
+}
+
+// records calls fn with each host and record of an inflated block, in
+// order, until fn says stop or fails.
+func records(block []byte, fn func(host, rec []byte) (stop bool, err error)) error {
 	for len(block) > 0 {
 		h, rest, ok := readChunk(block)
 		if !ok {
@@ -318,11 +332,8 @@ func (s *rowStore) find(host string, fn func(rec []byte) error) error {
 		if !ok {
 			return errors.New("row store: corrupt block")
 		}
-		switch c := bytes.Compare(h, key); {
-		case c == 0:
-			return fn(rec)
-		case c > 0:
-			return nil
+		if stop, err := fn(h, rec); stop || err != nil {
+			return err
 		}
 		block = rest
 	}
@@ -333,8 +344,8 @@ func (s *rowStore) find(host string, fn func(rec []byte) error) error {
 var blockBufs = sync.Pool{New: func() any { return new(bytes.Buffer) }}
 
 // lookup returns host's decoded row, or false when the host is not there.
-func (s *rowStore) lookup(host string) (*storeRow, bool, error) {
-	var r *storeRow
+func (s *rowStore) lookup(host string) (*Row, bool, error) {
+	var r *Row
 	err := s.find(host, func(rec []byte) error {
 		var err error
 		r, err = s.codec.decode(host, rec)
@@ -355,20 +366,9 @@ func (s *rowStore) each(fn func(host string, rec []byte) error) error {
 		if err := s.inflate(i, &buf); err != nil {
 			return err
 		}
-		block := buf.Bytes()
-		for len(block) > 0 {
-			h, rest, ok := readChunk(block)
-			if !ok {
-				return errors.New("row store: corrupt block")
-			}
-			rec, rest, ok := readChunk(rest)
-			if !ok {
-				return errors.New("row store: corrupt block")
-			}
-			if err := fn(string(h), rec); err != nil {
-				return err
-			}
-			block = rest
+		err := records(buf.Bytes(), func(h, rec []byte) (bool, error) { return false, fn(string(h), rec) })
+		if err != nil {
+			return err
 		}
 	}
 	return nil
