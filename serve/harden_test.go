@@ -596,6 +596,13 @@ func TestLargeBodiesTakeHeavySlots(t *testing.T) {
 	if code != 429 || errorCode(t, body) != "rate_limited" {
 		t.Errorf("a second large request of one network: %d %s", code, body)
 	}
+	// On the MCP endpoint the refusal is a JSON-RPC error object.
+	bigCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"validate_ucp_profile","arguments":` + big + `}}`
+	code, body = ts.post(t, "/api/ask", bigCall, "X-Forwarded-For", "198.51.100.1")
+	if e := decodeRPCError(t, "a second large MCP call of one network", []byte(body)); code != 429 ||
+		e.Error.Code != rpcServerBusy || !strings.Contains(e.Error.Message, "rate_limited") {
+		t.Errorf("a second large MCP call of one network: %d %s", code, body)
+	}
 	// Small bodies are not held, even with every slot taken.
 	var held []func()
 	for i := 2; ; i++ {

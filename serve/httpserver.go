@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"net/http"
 	"runtime"
+	"strconv"
 	"sync"
 	"time"
 )
@@ -103,7 +104,16 @@ func (s *Server) gateHeavy(next http.Handler) http.Handler {
 			release, err := s.heavy.acquire(r.Context(), s.caller(r))
 			if err != nil {
 				w.Header().Set("Connection", "close") // the body is not read
-				s.stats.observe(statusOf(err), 0)
+				status, body, retry := classify(err)
+				s.stats.observe(status, 0)
+				if r.Method == http.MethodPost && r.URL.Path == "/api/ask" {
+					// The MCP endpoint answers every error as JSON-RPC.
+					if retry > 0 {
+						w.Header().Set("Retry-After", strconv.Itoa(retry))
+					}
+					writeRPCError(w, status, nil, rpcServerBusy, "%s: %s", body.Error.Code, body.Error.Message)
+					return
+				}
 				writeError(w, err)
 				return
 			}

@@ -41,6 +41,10 @@ const (
 	rpcInvalidRequest = -32600
 	rpcMethodNotFound = -32601
 	rpcInternalError  = -32603
+	// rpcServerBusy is in the range JSON-RPC 2.0 leaves to servers
+	// (-32000 to -32099): the request was not read because the caller or
+	// the server is over a limit; Retry-After says when to try again.
+	rpcServerBusy = -32000
 )
 
 // rpcError is a JSON-RPC 2.0 error response.
