@@ -11,11 +11,11 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"svc/cmd/internal/gate"
+	"svc/cmd/internal/ciclient"
 )
 
 // `svc check`, the command-line checker of spec 4.4: this file parses the
-// flags and calls the gate package, which asks the API, applies the rules
+// flags and calls the ciclient package, which asks the API, applies the rules
 // and renders the answers.
 
 // checkOptions holds the flags and arguments of `svc check`.
@@ -32,7 +32,7 @@ type checkOptions struct {
 	required   []string
 	apiBase    string
 	timeoutSec float64
-	targets    []gate.Target
+	targets    []ciclient.Target
 
 	httpClient *http.Client // nil: a plain client
 }
@@ -133,11 +133,11 @@ When several apply the highest of 3, 2, 1 wins.`,
 		},
 	}
 	f := cmd.Flags()
-	f.StringVar(&opts.require, "require", "ucp,webmcp", "checks that decide the exit code: comma-separated names of "+strings.Join(gate.Names, ",")+", or all, or none")
+	f.StringVar(&opts.require, "require", "ucp,webmcp", "checks that decide the exit code: comma-separated names of "+strings.Join(ciclient.Names, ",")+", or all, or none")
 	f.BoolVar(&opts.json, "json", false, "print one JSON document instead of the table")
 	f.StringVar(&opts.summary, "summary", "", "append a Markdown summary to this file (e.g. $GITHUB_STEP_SUMMARY)")
-	f.StringVar(&opts.api, "api", envOr("SVC_API", gate.DefaultAPI), "base URL of the svc API (env SVC_API)")
-	f.StringVar(&opts.timeout, "timeout", strconv.Itoa(gate.DefaultTimeout), "seconds to wait for each API answer (at most 3600)")
+	f.StringVar(&opts.api, "api", envOr("SVC_API", ciclient.DefaultAPI), "base URL of the svc API (env SVC_API)")
+	f.StringVar(&opts.timeout, "timeout", strconv.Itoa(ciclient.DefaultTimeout), "seconds to wait for each API answer (at most 3600)")
 	return cmd
 }
 
@@ -145,18 +145,18 @@ When several apply the highest of 3, 2, 1 wins.`,
 // Every problem is a usage error, found before any request.
 func (o *checkOptions) validate() error {
 	var err error
-	if o.required, err = gate.ParseRequire(o.require); err != nil {
+	if o.required, err = ciclient.ParseRequire(o.require); err != nil {
 		return &usageError{err}
 	}
-	if o.apiBase, err = gate.ParseAPI(o.api); err != nil {
+	if o.apiBase, err = ciclient.ParseAPI(o.api); err != nil {
 		return &usageError{err}
 	}
-	if o.timeoutSec, err = gate.ParseTimeout(o.timeout); err != nil {
+	if o.timeoutSec, err = ciclient.ParseTimeout(o.timeout); err != nil {
 		return &usageError{err}
 	}
 	seen := map[string]bool{}
 	for _, h := range o.hosts {
-		t, err := gate.ParseHost(h)
+		t, err := ciclient.ParseHost(h)
 		if err != nil {
 			return &usageError{err}
 		}
@@ -181,7 +181,7 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 		defer summary.Close()
 	}
 
-	rep := gate.Run(ctx, gate.Config{
+	rep := ciclient.Run(ctx, ciclient.Config{
 		API:         opts.apiBase,
 		Require:     opts.required,
 		Timeout:     opts.timeoutSec,
@@ -211,9 +211,9 @@ func checkRun(ctx context.Context, opts *checkOptions) error {
 	switch rep.ExitCode {
 	case 0:
 		return nil
-	case gate.ExitRateLimited:
+	case ciclient.ExitRateLimited:
 		return exitWith(rep.ExitCode, fmt.Errorf("the API at %s rate limited a required check; try again later", opts.apiBase))
-	case gate.ExitNetwork:
+	case ciclient.ExitNetwork:
 		return exitWith(rep.ExitCode, fmt.Errorf("the API at %s could not answer a required check", opts.apiBase))
 	}
 	return exitWith(rep.ExitCode, nil)

@@ -1,15 +1,15 @@
 package cli
 
-import "svc/cmd/internal/gate"
+import "svc/cmd/internal/ciclient"
 
-// The names check_test.go reads, from the gate package the client moved to;
+// The names check_test.go reads, from the ciclient package the client moved to;
 // the tests themselves stayed as they were.
 const (
-	statusPass       = gate.StatusPass
-	statusFail       = gate.StatusFail
-	statusUnmeasured = gate.StatusUnmeasured
-	checkDefaultAPI  = gate.DefaultAPI
-	checkUserAgent   = gate.UserAgent
+	statusPass       = ciclient.StatusPass
+	statusFail       = ciclient.StatusFail
+	statusUnmeasured = ciclient.StatusUnmeasured
+	checkDefaultAPI  = ciclient.DefaultAPI
+	checkUserAgent   = ciclient.UserAgent
 )
 
-var checkNames = gate.Names
+var checkNames = ciclient.Names

@@ -1,4 +1,4 @@
-// Package gate is the client behind `svc check` (spec 4.4): it asks the svc
+// Package ciclient is the client behind `svc check` (spec 4.4): it asks the svc
 // API about stores, reads the answers into typed values, applies the eight
 // checks' rules and renders the table, the --json document and the Markdown
 // summary a CI job shows. The command in cmd/cli only parses flags and calls
@@ -8,7 +8,7 @@
 // the two must print the same table, JSON and summary for the same API
 // answers, byte for byte. Change both together; cmd/cli's TestCheckParity
 // holds them to it.
-package gate
+package ciclient
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package gate
+package ciclient
 
 import (
 	"encoding/json"

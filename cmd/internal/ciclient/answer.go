@@ -1,4 +1,4 @@
-package gate
+package ciclient
 
 import (
 	"reflect"
@@ -214,7 +214,7 @@ func fill(dst reflect.Value, v any) bool {
 			fill(dst.Field(i), m[jsonName(t.Field(i))])
 		}
 	default:
-		panic("gate: no JSON reading for " + dst.Type().String())
+		panic("ciclient: no JSON reading for " + dst.Type().String())
 	}
 	return true
 }
