@@ -18,7 +18,7 @@ FUZZLONG  ?= 60s
 FUZZ      := ./pipeline/fetch:FuzzParseURL ./pipeline/detect:FuzzRobots ./pipeline/detect:FuzzJSONLD \
              ./pipeline/detect:FuzzWebMCP ./pipeline/detect:FuzzHTMLDetectors ./pipeline/detect:FuzzCatalog \
              ./pipeline/ucp:FuzzValidate ./pipeline/ucp:FuzzParser ./pipeline/ucp:FuzzIsURI \
-             ./datasets:FuzzCSVString ./serve:FuzzMCPEndpoint
+             ./datasets:FuzzCSVString ./serve:FuzzMCPEndpoint ./cmd/internal/ciclient:FuzzAnswers
 
 # Tests and the demo load the UCP schemas from ../shared when it exists; they
 # are never copied into the repository.
