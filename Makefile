@@ -19,7 +19,7 @@ FUZZ      := ./pipeline/fetch:FuzzParseURL ./pipeline/detect:FuzzRobots ./pipeli
              ./pipeline/detect:FuzzWebMCP ./pipeline/detect:FuzzHTMLDetectors ./pipeline/detect:FuzzCatalog \
              ./pipeline/detect:FuzzMarketAndDescription \
              ./pipeline/ucp:FuzzValidate ./pipeline/ucp:FuzzParser ./pipeline/ucp:FuzzIsURI \
-             ./datasets:FuzzCSVString ./serve:FuzzMCPEndpoint
+             ./datasets:FuzzCSVString ./serve:FuzzMCPEndpoint ./cmd/internal/ciclient:FuzzAnswers
 
 # Tests and the demo load the UCP schemas from ../shared when it exists; they
 # are never copied into the repository.

@@ -5,7 +5,7 @@
 //   node svc-check.mjs HOST... [--require LIST] [--json] [--summary FILE]
 //                              [--api URL] [--timeout SECONDS]
 //
-// It is the same client as `svc check` (cmd/cli/check.go): same flags, same
+// It is the same client as `svc check` (cmd/internal/ciclient): same flags, same
 // table, JSON and Markdown summary byte for byte, same exit codes. Change
 // both together; the Go test TestCheckParity holds them to it. Run with
 // --help for the checks, the JSON shape and the exit codes.
