@@ -24,6 +24,7 @@ import (
 
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
 )
 
@@ -200,7 +201,7 @@ func TestLiveCheckSavesOnlyPublicStores(t *testing.T) {
 			t.Errorf("live check of %s: %d %.300s, want 400 saying %q", tc.url, resp.StatusCode, body, tc.want)
 		}
 	}
-	if stateHolds(t, dir, `"`+RecordCheck+`"`) {
+	if stateHolds(t, dir, `"`+inbox.TypeCheck+`"`) {
 		t.Error("a refused live check was saved")
 	}
 	// The default port spelled out is the store itself: checked and saved

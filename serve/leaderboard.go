@@ -6,9 +6,9 @@ import (
 	"sync"
 	"time"
 
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/publish/pages"
-	"svc/serve/state"
 )
 
 // The leaderboard as served (spec 2.10, 3): the snapshot's board, with
@@ -66,11 +66,11 @@ func (l *liveRuns) add(row leaderboard.SubmissionRow) {
 // replay lists the run of a leaderboard record of the state log, read
 // back as the pipeline reads it (leaderboard.ReplaySubmissions): a body
 // that no longer parses is not listed.
-func (l *liveRuns) replay(rec state.Record) {
-	if rec.Type != leaderboard.SubmissionRecordType {
+func (l *liveRuns) replay(rec inbox.Record) {
+	if rec.Type != inbox.TypeLeaderboardSubmission {
 		return
 	}
-	var sr leaderboard.SubmissionRecord
+	var sr inbox.LeaderboardSubmission
 	if json.Unmarshal(rec.Data, &sr) != nil {
 		return
 	}

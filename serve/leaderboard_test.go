@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/publish/pages"
 )
@@ -224,9 +226,9 @@ func TestLeaderboardListsRunsAtOnce(t *testing.T) {
 	// The next snapshot reads the same state log: its leaderboard lists the
 	// run, and the server lists it once, from the snapshot.
 	runDir := t.TempDir()
-	board, err := leaderboard.Aggregate(runDir, leaderboard.AggregateOptions{
+	board, err := leaderboard.Aggregate(context.Background(), runDir, leaderboard.AggregateOptions{
 		TablesDir: filepath.Join(runDir, "tables"), FilesDir: filepath.Join(runDir, "files"),
-		StateDir: filepath.Join(dir, "state"), Date: "2026-11-30", GeneratedAt: time.Now().UTC(),
+		Inbox: inbox.DirReader(filepath.Join(dir, "state")), Date: "2026-11-30", GeneratedAt: time.Now().UTC(),
 	})
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline/check"
+	"svc/pipeline/inbox"
 	"svc/publish/pages"
 )
 
@@ -185,7 +186,7 @@ func TestStorePages(t *testing.T) {
 	f.writeTreeTo(t, dir)
 	liveStore := f.store(t, "returns a checkout link", func(s *fixtures.Store) bool { return isTrue(s.Expect.CartLink) && s.Source == "seed" })
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	appendState(t, dir, stateRec{RecordCheck, now, &check.Result{URL: "https://" + liveStore.Host + "/", Host: liveStore.Host,
+	appendState(t, dir, stateRec{inbox.TypeCheck, now, &check.Result{URL: "https://" + liveStore.Host + "/", Host: liveStore.Host,
 		CatalogAnswered: ptrTo(true), ProductFound: ptrTo(true), CartLink: ptrTo(false), UCPProfile: check.UCPProfile{Status: "valid"},
 		WebMCP: ptrTo(false), Platform: ptrTo("shopify"), BlockStatus: check.BlockStatus{Blocked: ptrTo(false)},
 		Reachability: check.Reachability{Reachable: ptrTo(true), HTTPStatus: 200}, CheckoutWebMCP: check.CheckoutWebMCP{Status: "inferred"},

@@ -2,6 +2,7 @@ package leaderboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,6 +15,7 @@ import (
 	"svc/datasets"
 	"svc/datasets/svc100"
 	"svc/pipeline/durable"
+	"svc/pipeline/inbox"
 )
 
 // Files Aggregate writes, relative to the public root (out/files/ of the
@@ -51,9 +53,8 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 type AggregateOptions struct {
 	// TablesDir and FilesDir are the run folder's out/tables and out/files.
 	TablesDir, FilesDir string
-	// StateDir is the server's state folder (DIR/state) holding outside
-	// submissions; "" reads none.
-	StateDir string
+	// Inbox holds the outside submissions; nil reads none.
+	Inbox inbox.Reader
 	// Date is the snapshot date (YYYY-MM-DD) and GeneratedAt the run's
 	// start: both are published, and submissions received after
 	// GeneratedAt wait for the next run, so a re-run writes the same bytes.
@@ -204,7 +205,7 @@ const (
 // (.json, -stores.json, .csv, -stores.csv) and the SVC-100 v1 files under
 // FilesDir/data/svc-100/v1/. The contact of a submission is never read
 // into any of them. It returns the board (with the grid).
-func Aggregate(runDir string, opts AggregateOptions) (*Board, error) {
+func Aggregate(ctx context.Context, runDir string, opts AggregateOptions) (*Board, error) {
 	if opts.TablesDir == "" || opts.FilesDir == "" {
 		return nil, errors.New("aggregate leaderboard: TablesDir and FilesDir are required")
 	}
@@ -213,8 +214,8 @@ func Aggregate(runDir string, opts AggregateOptions) (*Board, error) {
 		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
 	}
 	var subs []Stored
-	if opts.StateDir != "" {
-		subs, _, err = ReplaySubmissions(opts.StateDir, opts.GeneratedAt)
+	if opts.Inbox != nil {
+		subs, _, err = ReplaySubmissions(ctx, opts.Inbox, opts.GeneratedAt)
 		if err != nil {
 			return nil, fmt.Errorf("aggregate leaderboard: %w", err)
 		}
