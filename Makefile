@@ -17,6 +17,7 @@ FUZZTIME  ?= 2000x
 FUZZLONG  ?= 60s
 FUZZ      := ./pipeline/fetch:FuzzParseURL ./pipeline/detect:FuzzRobots ./pipeline/detect:FuzzJSONLD \
              ./pipeline/detect:FuzzWebMCP ./pipeline/detect:FuzzHTMLDetectors ./pipeline/detect:FuzzCatalog \
+             ./pipeline/detect:FuzzMarketAndDescription \
              ./pipeline/ucp:FuzzValidate ./pipeline/ucp:FuzzParser ./pipeline/ucp:FuzzIsURI \
              ./datasets:FuzzCSVString ./serve:FuzzMCPEndpoint
 

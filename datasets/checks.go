@@ -43,9 +43,9 @@ var Checks = &Table{
 		opt("webmcp_tools", JSON, "WebMCP tool names seen in the server HTML (JSON array)."),
 		opt("checkout_webmcp_status", String, "Checkout WebMCP: evidence, inferred (from the platform) or unknown."),
 		opt("checkout_webmcp_detected", Bool, "Checkout WebMCP seen; null unless there is evidence."),
-		opt("ucp_status", String, "UCP profile at /.well-known/ucp: valid, invalid, missing, unreachable or not_checked."),
+		opt("ucp_status", String, "UCP profile at /.well-known/ucp: valid, invalid, missing, unreachable, unvalidated (read and no rule failed, but the run had no UCP schemas: neither valid nor invalid) or not_checked."),
 		opt("ucp_declared_version", String, "ucp.version declared by the profile."),
-		opt("ucp_valid", Bool, "The profile passed the UCP 2026-08-25 schema and every error-level rule. Not certification."),
+		opt("ucp_valid", Bool, "The profile passed the UCP 2026-08-25 schema and every error-level rule. Not certification. Null when no profile was read or it was unvalidated."),
 		opt("ucp_counts_in_directory", Bool, "The directory's lighter count: a dated version and a shopping service."),
 		opt("ucp_error_rules", JSON, "Ids of the error-level UCP rules that fired (JSON array)."),
 		opt("ucp_warning_rules", JSON, "Ids of the warning-level UCP rules that fired (JSON array)."),
@@ -72,8 +72,42 @@ var Checks = &Table{
 		opt("mcp_card_path", String, "Path of the MCP server card."),
 		opt("fix_code", String, "The one recommended fix (a documented priority order)."),
 		opt("result_json", JSON, "The whole check result as JSON (field names of the API's store check)."),
+		opt("market", String, MarketDescription),
+		opt("market_basis", String, "Which rule decided market: currency (the one country whose currency the store quotes), "+
+			"currency_and_country (a declared country that uses it), currency_and_locale (a locale region that uses it) or "+
+			"country (no currency; the declared countries agree); null with market."),
+		opt("market_currency", String, "The ISO 4217 currency the market rule read (the strongest the store declares); null when none."),
+		opt("market_declarations", JSON, "Every market declaration read, as {currencies, countries, locales}, each a list of {source, value}; "+
+			"null when the store was not checked as a shop."),
+		opt("description_text", String, "The one description the page-text decisions judged, cleaned (tags dropped, entities decoded), "+
+			"at most 1,000 characters: the kept product's JSON-LD description, else its catalog description, else the product page's "+
+			"meta description, else the homepage's; null when the pages gave none."),
+		opt("description_source", String, "Where description_text comes from: jsonld, catalog, product_meta or home_meta."),
+		opt("description_url", String, "Page description_text was read from, when it was a page."),
+		opt("description_words", Int64, "Words in description_text."),
+		opt("use_case_mention", Bool, "description_text says what the product is for or who it is for (a purpose phrase such as "+
+			"\"designed for\", \"for\" an audience, activity or occasion of a fixed list, or a use phrase such as \"use it to\"); "+
+			"null when there was no text."),
+		opt("use_case_phrases", JSON, "The use-case phrases found (JSON array, at most 5)."),
+		opt("agent_friendly_description", Bool, "description_text is usable by an agent: at least 20 words, no HTML or entities in a "+
+			"plain-text field, no placeholder, more than the product's name, and a concrete fact (a number or a material, "+
+			"ingredient, fit or spec term); null when there was no text."),
+		opt("description_issues", JSON, "Why description_text is not agent friendly (JSON array of too_short, markup, placeholder, "+
+			"repeats_name, no_specifics); [] when it is."),
 	}...),
 }
+
+// MarketDescription says how the market columns are decided; store_answers
+// and checks share it.
+const MarketDescription = "ISO 3166-1 alpha-2 country the store sells to, from what the store itself declares: the currency it " +
+	"quotes (Product JSON-LD priceCurrency, og:price:currency or product:price:currency, a catalog's currency_code, Shopify's " +
+	"Shopify.currency), the countries it declares (a JSON-LD offer's shippingDetails destination, the addressCountry of its " +
+	"address) and the region of its locale tags (the page's own hreflang, og:locale, <html lang>). The currency decides, narrowed " +
+	"by a declared country, else a locale region, that uses it; a currency that names its country (USD the US, GBP the UK) " +
+	"decides alone; a shared currency (EUR) needs such a region. Without a currency only declared countries that agree decide; " +
+	"locale tags alone never do (site builders write en-US by default). Null when the declarations do not settle one country, " +
+	"disagree, or the store was not checked. UCP business profiles have no market field. A store that prices per visitor " +
+	"(geo-IP) is recorded with the market the check was served."
 
 // RobotsAgents are the AI agents with a robots column in Checks, in column
 // order: the agents of spec issue 3, grouped by purpose in the docs.

@@ -47,7 +47,7 @@ var StoreAnswers = &Table{
 		opt("buy_browser", Bool, "buy.browser lane: the service's browser shoppers reached the cart or checkout (stopped before payment); null when no browser run covered the store."),
 		opt("score", Int64, "Readiness score 0-100 from measured signals only (formula in the table description); null when nothing was measured."),
 		opt("cart_link", Bool, "The catalog check's cart returned a checkout link (boolean only; no URL is ever stored)."),
-		opt("ucp_valid", Bool, "The store's UCP profile validated against the UCP 2026-08-25 schema and rules; false when the profile is invalid or missing; null when it could not be read. Not certification."),
+		opt("ucp_valid", Bool, "The store's UCP profile validated against the UCP 2026-08-25 schema and rules; false when the profile is invalid or missing; null when it could not be read, or was read but could not be validated because the run had no UCP schemas (ucp_status unvalidated). Not certification."),
 		opt("webmcp", Bool, "A storefront WebMCP adapter was detected in the server HTML (not a browser session)."),
 		opt("blocked", Bool, "The store blocked the check (bot wall, challenge or rate limit)."),
 		opt("fix", String, "The one recommended fix, in words."),
@@ -63,9 +63,16 @@ var StoreAnswers = &Table{
 		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer over plain HTTP (storefront MCP, /products.json or a Store API)."),
 		opt("product_found", Bool, "The catalog answer held a product with a name and a price; null when throttled or no catalog answered."),
 		opt("storefront_mcp", Bool, "The hosted platform's storefront MCP endpoint listed catalog tools (an agent catalog)."),
-		opt("ucp_status", String, "UCP profile verdict: valid, invalid, missing, unreachable or not_checked."),
+		opt("ucp_status", String, "UCP profile verdict: valid, invalid, missing, unreachable, unvalidated (read and no rule failed, but the run had no UCP schemas to validate it against: neither valid nor invalid) or not_checked."),
 		opt("checkout_webmcp_status", String, "Checkout WebMCP (platform only): evidence, inferred (from the platform) or unknown; null when the platform was not measured."),
 		opt("score_inputs", Int64, "How many of the score's seven signals were measured and used (1 for a blocked store, 0 when score is null)."),
+		opt("market", String, MarketDescription),
+		opt("market_basis", String, "Which rule decided market: currency, currency_and_country, currency_and_locale or country (see checks.market_basis); null with market."),
+		opt("ucp_checkout_link", Bool, "A checkout came back through the store's UCP services to the service's UCP agent path (SVC-100 stores): "+
+			"true when the path returned a checkout; false when it ended without one, or when the store's UCP profile is missing or "+
+			"invalid (no UCP service could return one); null when not measured (a valid, unreadable or unvalidated profile the "+
+			"path did not take to a cart). The weekly figure is the share of market = US stores where it is true. Method "+
+			"agent-path/1 drives UCP as far as catalog search and opens no checkout session, so it is never true yet. Not an order."),
 	},
 }
 
@@ -80,7 +87,7 @@ var Stores = &Table{
 		opt("name", String, "Store name."),
 		opt("category", String, "Directory category slug."),
 		req("source", String, "How the store entered the dataset: seed, submitted, third-party-list, map-derived, campaign or opted-out."),
-		opt("country", String, "ISO 3166-1 alpha-2 country the store sells to, when known (not recorded by the current method: null)."),
+		opt("country", String, "ISO 3166-1 alpha-2 country the store sells to: store_answers.market of this run (how it is decided is there); null when unknown."),
 		opt("svc100_id", String, "Id in the SVC-100 v1 test set (svc100-v1-NNN) when the store is one of the 100."),
 		opt("added_on", Date, "Snapshot date of the first pipeline run whose directory listed the store (UTC)."),
 	},
@@ -97,11 +104,11 @@ var UCPValidations = &Table{
 	Key: []string{"host"},
 	Columns: []Column{
 		hostColumn,
-		opt("status", String, "valid, invalid, missing (404, 410 or an HTML page), unreachable (no answer, 5xx, a wall) or not_checked (the store check itself failed)."),
+		opt("status", String, "valid, invalid, missing (404, 410 or an HTML page), unreachable (no answer, 5xx, a wall), unvalidated (read and no rule failed, but the UCP JSON Schema could not be loaded: neither valid nor invalid) or not_checked (the store check itself failed)."),
 		opt("profile_url", String, "URL the profile was fetched from (https://<host>/.well-known/ucp)."),
 		opt("http_status", Int64, "HTTP status of the profile answer; null when none came."),
 		opt("declared_version", String, "ucp.version the profile declares."),
-		opt("valid", Bool, "The profile passed the JSON Schema and every error-level rule; null when no profile was read."),
+		opt("valid", Bool, "The profile passed the JSON Schema and every error-level rule; null when no profile was read or it could not be validated (status unvalidated)."),
 		opt("counts_in_directory", Bool, "The directory's lighter count: a dated version and a dev.ucp.shopping service (spec 4.2.3); null when no profile was read."),
 		opt("errors", Int64, "Number of error items in the report."),
 		opt("warnings", Int64, "Number of warning items in the report."),
@@ -120,18 +127,20 @@ var AgentFacts = &Table{
 	Description: "Typed decisions from the stored plain-HTTP check of each store: use_case_mention, price_clarity, " +
 		"agent_friendly_description, cart_blocker_suspicion and readiness_score, each with a confidence and the sha256 " +
 		"of its evidence (the evidence column holds the exact bytes hashed). A decision the saved evidence cannot " +
-		"support is null, with a note saying why; the current method saves no page text, so use_case_mention and " +
-		"agent_friendly_description are null for every store.",
+		"support is null, with a note saying why. use_case_mention and agent_friendly_description judge the one description " +
+		"the check saved from the store's pages (checks.description_text) and are null only when the pages gave none.",
 	Key: []string{"host", "fact"},
 	Columns: []Column{
 		hostColumn,
 		req("fact", String, "Decision type: use_case_mention, price_clarity, agent_friendly_description, cart_blocker_suspicion or readiness_score."),
 		opt("value", JSON, "The decision: price_clarity a string (clear, price_without_currency, no_price, no_product); "+
-			"cart_blocker_suspicion an object {suspected, reasons}; readiness_score the store_answers score."),
+			"cart_blocker_suspicion an object {suspected, reasons}; readiness_score the store_answers score; "+
+			"use_case_mention an object {mentioned, phrases}; agent_friendly_description an object {friendly, issues} "+
+			"(rules in checks.use_case_mention and checks.agent_friendly_description)."),
 		opt("confidence", Float64, "Confidence 0-1 in the decision, by a documented rule per fact (see note)."),
 		opt("evidence_sha256", String, "sha256 (hex) of the evidence column's text."),
 		opt("evidence", JSON, "The saved check fields the decision was read from, as compact JSON."),
-		opt("source_url", String, "Page the evidence came from: the product page for price_clarity, else the homepage."),
+		opt("source_url", String, "Page the evidence came from: the product page for price_clarity, the page of the judged description for use_case_mention and agent_friendly_description, else the homepage."),
 		opt("checked_at", Timestamp, "When the store was checked (UTC)."),
 		opt("note", String, "How the decision and its confidence were made, or why it is null."),
 	},

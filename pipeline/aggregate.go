@@ -71,6 +71,19 @@ var BrowserLane func(runDir string) (map[string]*bool, error)
 // host, for stores.svc100_id. Nil (the default) leaves the column null.
 var SVC100IDs func(runDir string) (map[string]string, error)
 
+// UCPPathResult is how the service's own UCP agent path ended at one store:
+// a leaderboard outcome and the path's reason code.
+type UCPPathResult struct {
+	Outcome, Reason string
+}
+
+// UCPPath is the join point of the UCP agent path: per host, how the path
+// ended in the run folder (UCPPathByHost reads it from agent_runs/). Hosts
+// it does not list, and every host when it is nil, were not covered by the
+// path; store_answers.ucp_checkout_link then rests on the crawl's UCP
+// profile alone.
+var UCPPath func(runDir string) (map[string]UCPPathResult, error)
+
 // BrowserLaneFromBools adapts a host → reached function to BrowserLane.
 func BrowserLaneFromBools(f func(runDir string) (map[string]bool, error)) func(string) (map[string]*bool, error) {
 	return func(runDir string) (map[string]*bool, error) {
@@ -103,7 +116,9 @@ type AggregateOptions struct {
 	// names when set.
 	BrowserLane func(runDir string) (map[string]*bool, error)
 	SVC100IDs   func(runDir string) (map[string]string, error)
-	Log         *slog.Logger
+	// UCPPath overrides the package variable UCPPath when set.
+	UCPPath func(runDir string) (map[string]UCPPathResult, error)
+	Log     *slog.Logger
 }
 
 // TableCount is one table aggregate wrote.
@@ -356,6 +371,7 @@ func (a *aggregator) setup(ctx context.Context) error {
 	stmts = append(stmts,
 		"CREATE TEMP TABLE browser_lane (host VARCHAR PRIMARY KEY, reached BOOLEAN)",
 		"CREATE TEMP TABLE svc100 (host VARCHAR PRIMARY KEY, id VARCHAR)",
+		"CREATE TEMP TABLE ucp_path (host VARCHAR PRIMARY KEY, outcome VARCHAR, reason VARCHAR)",
 	)
 	for _, t := range []*datasets.Table{datasets.StoreAnswers, datasets.Stores, datasets.Changes} {
 		stmts = append(stmts, createTableSQL("prev_"+t.Name, t))
@@ -401,7 +417,8 @@ func (a *aggregator) setup(ctx context.Context) error {
 	return nil
 }
 
-// loadHooks fills browser_lane and svc100 from the join-point functions.
+// loadHooks fills browser_lane, svc100 and ucp_path from the join-point
+// functions.
 func (a *aggregator) loadHooks(ctx context.Context) error {
 	lane := a.opts.BrowserLane
 	if lane == nil {
@@ -434,6 +451,27 @@ func (a *aggregator) loadHooks(ctx context.Context) error {
 			return mapping.BindVarcharLength(ps, 2, v, mapping.IdxT(len(v)))
 		}); err != nil {
 			return fmt.Errorf("svc-100 ids: %w", err)
+		}
+	}
+	up := a.opts.UCPPath
+	if up == nil {
+		up = UCPPath
+	}
+	if up != nil {
+		m, err := up(a.dir)
+		if err != nil {
+			return fmt.Errorf("ucp path: %w", err)
+		}
+		if err := insertHosts(ctx, a.duck, "INSERT INTO ucp_path VALUES (?, ?, ?)", m, func(ps mapping.PreparedStatement, v UCPPathResult) mapping.State {
+			if st := mapping.BindVarcharLength(ps, 2, v.Outcome, mapping.IdxT(len(v.Outcome))); st != mapping.StateSuccess {
+				return st
+			}
+			if v.Reason == "" {
+				return mapping.BindNull(ps, 3)
+			}
+			return mapping.BindVarcharLength(ps, 3, v.Reason, mapping.IdxT(len(v.Reason)))
+		}); err != nil {
+			return fmt.Errorf("ucp path: %w", err)
 		}
 	}
 	return nil

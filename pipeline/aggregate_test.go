@@ -43,6 +43,29 @@ func testLane(t testing.TB, w *fixtures.World) map[string]*bool {
 	return lane
 }
 
+// testUCPPath is a UCP agent path over a few US stores with a valid
+// profile, one per way the path can end: a checkout (which today's path
+// cannot reach yet, so only the join point can show it), a cart without
+// one, a profile the path could not read, and a cart it did not drive.
+func testUCPPath(t testing.TB, w *fixtures.World) map[string]UCPPathResult {
+	t.Helper()
+	ends := []UCPPathResult{{"checkout_reached", "checkout_returned"}, {"added_to_cart", "cart_created"},
+		{"no_cart", "ucp_profile_unreachable"}, {"not_attempted", "ucp_cart_not_driven"}}
+	out := map[string]UCPPathResult{}
+	for _, r := range truthWorld(w, nil) {
+		if len(out) == len(ends) {
+			break
+		}
+		if r.Market != nil && *r.Market == "US" && r.UCPStatus == "valid" {
+			out[r.Host] = ends[len(out)]
+		}
+	}
+	if len(out) < len(ends) {
+		t.Fatalf("the fixture world has %d US stores with a valid profile, want %d", len(out), len(ends))
+	}
+	return out
+}
+
 func lowerLane(lane map[string]*bool) map[string]*bool {
 	out := map[string]*bool{}
 	for h, v := range lane {
@@ -151,8 +174,11 @@ func TestAggregateStoreAnswersMatchTruth(t *testing.T) {
 			FixCode: str(m["fix_code"]), CatalogAnswered: boolp(m["catalog_answered"]),
 			ProductFound: boolp(m["product_found"]), StorefrontMCP: boolp(m["storefront_mcp"]),
 			UCPStatus: str(m["ucp_status"]), CheckoutWebMCPStatus: strp(m["checkout_webmcp_status"]),
-			ScoreInputs: *int64p(m["score_inputs"]),
+			ScoreInputs: *int64p(m["score_inputs"]), Market: strp(m["market"]), UCPCheckoutLink: boolp(m["ucp_checkout_link"]),
 		})
+		if (m["market"] == nil) != (m["market_basis"] == nil) {
+			t.Errorf("%s market %v with basis %v", m["host"], m["market"], m["market_basis"])
+		}
 		if u, want := m["svc_url"], "https://svc.example/stores/"+m["host"].(string)+"/"; u != want {
 			t.Errorf("%s svc_url = %v, want %s", m["host"], u, want)
 		}
@@ -181,8 +207,9 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	w := sharedWorld(t)
 	w.needSchema(t)
 	lane := testLane(t, w.world)
-	dir, _ := aggregateWorld(t, lane, AggregateOptions{})
-	rows := truthWorld(w.world, lowerLane(lane))
+	paths := testUCPPath(t, w.world)
+	dir, _ := aggregateWorld(t, lane, AggregateOptions{UCPPath: func(string) (map[string]UCPPathResult, error) { return paths, nil }})
+	rows := truthWorldPath(w.world, lowerLane(lane), paths)
 
 	var ad Adoption
 	outJSON(t, dir, filepath.Join(OutFiles, AdoptionPath), &ad)
@@ -358,23 +385,48 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 			pm.StoresChecked, pm.IndexStoresChecked, len(rows), index, pm.Available, pm.License)
 	}
 
-	// The weekly figure.
+	// The weekly figure: US stores whose UCP path returned a checkout link.
 	var wk WeeklyEdition
 	outJSON(t, dir, filepath.Join(OutWeekly, testDate+".json"), &wk)
-	k, n = tally(func(r truthRow) *bool { return r.CartLink })
+	us := func(r truthRow) bool { return r.Market != nil && *r.Market == "US" }
+	k, n = tally(func(r truthRow) *bool {
+		if !us(r) {
+			return nil
+		}
+		return r.UCPCheckoutLink
+	})
+	var usStores int64
+	for _, r := range rows {
+		if us(r) {
+			usStores++
+		}
+	}
 	hostedRows := func(hosted bool) (int64, int64) {
 		return tally(func(r truthRow) *bool {
 			isHosted := r.Platform != nil && (*r.Platform == "shopify" || *r.Platform == "bigcommerce")
-			if isHosted != hosted {
+			if isHosted != hosted || !us(r) {
 				return nil
 			}
-			return r.CartLink
+			return r.UCPCheckoutLink
 		})
 	}
 	hk, hn := hostedRows(true)
 	ok, on := hostedRows(false)
-	if wk.Schema != WeeklySchema || wk.N != n || wk.Count != k || !cmp.Equal(wk.Pct, Pct(k, n)) {
-		t.Errorf("weekly %s n %d count %d pct %s; want n %d count %d pct %s", wk.Schema, wk.N, wk.Count, fmtPct(wk.Pct), n, k, fmtPct(Pct(k, n)))
+	if wk.Schema != WeeklySchema || wk.N != n || wk.Count != k || !cmp.Equal(wk.Pct, Pct(k, n)) ||
+		wk.Market != "US" || wk.MarketStores != usStores || wk.NotMeasured != usStores-n {
+		t.Errorf("weekly %s market %s of %d (%d not measured): n %d count %d pct %s; want US of %d (%d), n %d count %d pct %s",
+			wk.Schema, wk.Market, wk.MarketStores, wk.NotMeasured, wk.N, wk.Count, fmtPct(wk.Pct), usStores, usStores-n, n, k, fmtPct(Pct(k, n)))
+	}
+	if k != 1 || n == 0 || usStores == n {
+		t.Errorf("the test world gives %d of %d US stores (of %d) a UCP checkout link: want one, and some not measured", k, n, usStores)
+	}
+	for _, s := range []string{wk.Headline, wk.Scope, wk.AltText} {
+		if !strings.Contains(s, "US") {
+			t.Errorf("%q does not say the figure is of US stores", s)
+		}
+	}
+	if !strings.Contains(wk.Scope, "currency") || !strings.Contains(wk.AltText, "declares") || !strings.Contains(wk.Headline, "UCP checkout link") {
+		t.Errorf("the figure does not say how US was decided or what it counts: %q / %q / %q", wk.Headline, wk.Scope, wk.AltText)
 	}
 	wantSeg := []WeeklySegment{
 		{ID: "hosted_platform", N: hn, Count: hk, Pct: Pct(hk, hn)},
@@ -436,8 +488,12 @@ func TestAggregateTablesMatchTruth(t *testing.T) {
 		if st.Host == w.world.Stores[0].Host {
 			id = "svc100-v1-001"
 		}
+		var country any
+		if st.Expect.Market != nil {
+			country = *st.Expect.Market
+		}
 		want := map[string]any{"host": st.Host, "name": st.Name, "category": st.Category, "source": st.Source,
-			"country": nil, "svc100_id": id, "added_on": day}
+			"country": country, "svc100_id": id, "added_on": day}
 		if diff := cmp.Diff(want, m); diff != "" {
 			t.Errorf("stores %s (-want +got):\n%s", st.Host, diff)
 		}
@@ -499,8 +555,25 @@ func TestAggregateTablesMatchTruth(t *testing.T) {
 		}
 		switch fact {
 		case "use_case_mention", "agent_friendly_description":
-			if m["value"] != nil {
-				t.Errorf("%s %s = %v: the check saves no page text, want null", host, fact, m["value"])
+			e := byHost[host].Expect
+			want, key := e.UseCaseMention, "mentioned"
+			if fact == "agent_friendly_description" {
+				want, key = e.AgentFriendlyDescription, "friendly"
+			}
+			if (want == nil) != (m["value"] == nil) || (m["value"] == nil) != (m["confidence"] == nil) || (m["value"] == nil) != (m["source_url"] == nil) {
+				t.Errorf("%s %s = %v (confidence %v, source %v), want %v", host, fact, m["value"], m["confidence"], m["source_url"], want)
+				continue
+			}
+			if want == nil {
+				continue
+			}
+			var v map[string]any
+			if err := json.Unmarshal([]byte(m["value"].(string)), &v); err != nil || v[key] != *want {
+				t.Errorf("%s %s = %v, want %s %v", host, fact, m["value"], key, *want)
+			}
+			var ev map[string]any
+			if err := json.Unmarshal([]byte(m["evidence"].(string)), &ev); err != nil || ev["description_text"] == "" || ev["description_source"] == nil {
+				t.Errorf("%s %s: evidence %v lacks the judged text", host, fact, m["evidence"])
 			}
 		case "price_clarity":
 			pd := byHost[host].Expect.ProductData
@@ -974,7 +1047,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 	}
 	var wk WeeklyEdition
 	outJSON(t, dir, filepath.Join(OutWeekly, ri.Date+".json"), &wk)
-	if wk.Pct != nil || wk.N != 0 || !strings.Contains(wk.Headline, "no store") {
+	if wk.Pct != nil || wk.N != 0 || wk.MarketStores != 0 || !strings.Contains(wk.Headline, "no checked store") {
 		t.Errorf("empty weekly: %s", js(wk))
 	}
 	var pm ProtocolMatrix

@@ -30,6 +30,8 @@ type truthRow struct {
 	UCPStatus                    string
 	CheckoutWebMCPStatus         *string
 	ScoreInputs                  int64
+	Market                       *string
+	UCPCheckoutLink              *bool
 }
 
 func bp(b bool) *bool { return &b }
@@ -84,13 +86,29 @@ func policiesAll(p *fixtures.Policies) *bool {
 // truthAnswer derives a store's row from its known answers and its browser
 // lane (nil: no browser run covered it).
 func truthAnswer(st *fixtures.Store, browser *bool) truthRow {
+	return truthAnswerPath(st, browser, nil)
+}
+
+// truthAnswerPath is truthAnswer with how the UCP agent path ended at the
+// store (nil: the path did not cover it).
+func truthAnswerPath(st *fixtures.Store, browser *bool, path *UCPPathResult) truthRow {
 	e := st.Expect
 	r := truthRow{
 		Host: st.Host, Name: st.Name, Category: st.Category, Source: st.Source,
 		Platform: e.Platform, CartLink: e.CartLink, WebMCP: e.WebMCP, Blocked: e.BlockStatus.Blocked,
 		FixCode: e.Fix.Code, CatalogAnswered: e.CatalogAnswered, ProductFound: e.ProductFound,
 		StorefrontMCP: e.StorefrontMCP, UCPStatus: e.UCPProfile.Status, BuyBrowser: browser,
-		UCPValid: ucpOK(e.UCPProfile.Status),
+		UCPValid: ucpOK(e.UCPProfile.Status), Market: e.Market,
+	}
+	// The UCP checkout link: what the path saw when it decided, else the
+	// crawl's profile when it has no UCP service to return one.
+	switch {
+	case path != nil && path.Outcome == "checkout_reached":
+		r.UCPCheckoutLink = bp(true)
+	case path != nil && (path.Outcome == "added_to_cart" || path.Outcome == "no_cart" && path.Reason != "ucp_profile_unreachable"):
+		r.UCPCheckoutLink = bp(false)
+	case e.Platform != nil && (e.UCPProfile.Status == "missing" || e.UCPProfile.Status == "invalid"):
+		r.UCPCheckoutLink = bp(false)
 	}
 	if e.Platform != nil {
 		s := e.CheckoutWebMCP.Status
@@ -214,10 +232,19 @@ func truthCounts(rows []truthRow) AdoptionCounts {
 
 // truthWorld is every store's truth row, in host order.
 func truthWorld(w *fixtures.World, lane map[string]*bool) []truthRow {
+	return truthWorldPath(w, lane, nil)
+}
+
+// truthWorldPath is truthWorld with the UCP agent path's outcomes by host.
+func truthWorldPath(w *fixtures.World, lane map[string]*bool, paths map[string]UCPPathResult) []truthRow {
 	var out []truthRow
 	for i := range w.Stores {
 		st := &w.Stores[i]
-		out = append(out, truthAnswer(st, lane[st.Host]))
+		var path *UCPPathResult
+		if p, ok := paths[st.Host]; ok {
+			path = &p
+		}
+		out = append(out, truthAnswerPath(st, lane[st.Host], path))
 	}
 	slices.SortFunc(out, func(a, b truthRow) int {
 		switch {

@@ -9,6 +9,7 @@ import (
 	"svc/datasets"
 	"svc/pipeline/check"
 	"svc/pipeline/durable"
+	"svc/pipeline/ucp"
 )
 
 // ChecksFile is the crawl's output table inside the run folder.
@@ -58,6 +59,8 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		return row
 	}
 	full, _ := json.Marshal(r)
+	// The rules ran on every profile that was read, validated or not.
+	ruled := r.UCPProfile.Valid != nil || r.UCPProfile.Status == ucp.VerdictUnvalidated
 	row = append(row,
 		r.CheckedAt, r.MethodVersion,
 		r.Reachability.Reachable, nullInt(r.Reachability.HTTPStatus), nullStr(r.Reachability.Error),
@@ -70,7 +73,7 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		r.WebMCP, jsonList(r.WebMCPDetail.Tools, r.WebMCP != nil),
 		r.CheckoutWebMCP.Status, r.CheckoutWebMCP.Detected,
 		r.UCPProfile.Status, r.UCPProfile.DeclaredVersion, r.UCPProfile.Valid, r.UCPProfile.DirectoryCount,
-		jsonList(r.UCPProfile.ErrorRules, r.UCPProfile.Valid != nil), jsonList(r.UCPProfile.WarningRules, r.UCPProfile.Valid != nil),
+		jsonList(r.UCPProfile.ErrorRules, ruled), jsonList(r.UCPProfile.WarningRules, ruled),
 		r.UCPProfile.ShoppingService, r.UCPProfile.Checkout,
 		r.Robots.Status,
 	)
@@ -94,6 +97,22 @@ func CheckRow(rec CrawlRecord) datasets.Row {
 		r.Policies.Returns, r.Policies.Shipping, r.Policies.Privacy, r.Policies.Terms,
 		r.ACP.Found, nullStr(r.ACP.Version), r.MCPServerCard.Found, nullStr(r.MCPServerCard.Path),
 		r.Fix.Code, string(full),
+	)
+	mk, pt := r.Market, r.PageText
+	var decl any
+	if mk.Declarations != nil {
+		b, _ := json.Marshal(mk.Declarations)
+		decl = string(b)
+	}
+	var words any
+	if pt.Words != nil {
+		words = int64(*pt.Words)
+	}
+	row = append(row,
+		mk.Country, mk.Basis, mk.Currency, decl,
+		pt.Description, pt.Source, nullStr(pt.URL), words,
+		pt.UseCaseMention, jsonList(pt.UseCases, pt.UseCaseMention != nil),
+		pt.AgentFriendly, jsonList(pt.Issues, pt.AgentFriendly != nil),
 	)
 	return row
 }

@@ -134,3 +134,28 @@ func readRunInfo(runDir string) (RunInfo, error) {
 	}
 	return ri, nil
 }
+
+// UCPPathByHost returns, per SVC-100 host, how the service's own UCP agent
+// path ended in the run in runDir (agent_runs/ucp.json): its outcome and
+// reason. Hosts the path did not cover are absent; a run without the UCP
+// path gives an empty map. It is the default of AggregateOptions.UCPPath
+// (the weekly figure's UCP checkout link).
+func UCPPathByHost(runDir string) (map[string]UCPPathResult, error) {
+	runs, err := leaderboard.ReadAgentRuns(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("ucp path %s: %w", runDir, err)
+	}
+	out := map[string]UCPPathResult{}
+	r, ok := runs[leaderboard.PathUCP]
+	if !ok || r.Submission == nil {
+		return out, nil
+	}
+	for _, res := range r.Submission.Results {
+		st, ok := svc100.ByID(res.ID)
+		if !ok {
+			continue
+		}
+		out[st.Host] = UCPPathResult{Outcome: res.Outcome, Reason: r.Reasons[res.ID]}
+	}
+	return out, nil
+}

@@ -22,12 +22,25 @@ import (
 // MethodVersion is the version of the whole measuring method published in
 // the manifest: the check engine's method plus the aggregation's. It
 // changes whenever a published figure would change for the same stores.
-const MethodVersion = "svc-method/1 (" + check.MethodVersion + ")"
+const MethodVersion = "svc-method/2 (" + check.MethodVersion + ")"
 
 // Changelog lists the method's versions, newest first; the manifest carries
 // it so a researcher can tell why figures moved.
 var Changelog = []publish.ChangelogEntry{{
 	MethodVersion: MethodVersion,
+	Date:          "2026-11-25",
+	Changes: []string{
+		"The weekly figure is the US share of stores whose UCP services returned a checkout link to the UCP agent path " +
+			"(store_answers.ucp_checkout_link over market = US), as spec 2.13 asks; it counted storefront MCP links over every store before, " +
+			"and is not compared with editions of that metric.",
+		"New columns: the market a store sells to, from the currency and countries it declares (store_answers.market, " +
+			"market_basis, stores.country, checks.market*), and store_answers.ucp_checkout_link.",
+		"agent_facts measures use_case_mention and agent_friendly_description from one description the check saves " +
+			"(checks.description_*); they were null for every store.",
+		"A UCP profile the run had no schemas to validate, and that breaks no rule, is unvalidated (valid null), not invalid.",
+	},
+}, {
+	MethodVersion: "svc-method/1 (check/1)",
 	Date:          "2026-11-21",
 	Changes: []string{
 		"First published method: plain-HTTP store check (catalog, cart link, UCP, WebMCP, storefront MCP, robots, product data, policies, walls).",

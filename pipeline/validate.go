@@ -380,8 +380,10 @@ func ValidationRow(r ValidationRecord) datasets.Row {
 	}
 	row[2] = nullStr(rep.Source.ProfileURL)
 	row[4] = rep.DeclaredVersion
-	if r.Status == ucp.VerdictValid || r.Status == ucp.VerdictInvalid {
-		row[5] = rep.Valid
+	if r.Status == ucp.VerdictValid || r.Status == ucp.VerdictInvalid || r.Status == ucp.VerdictUnvalidated {
+		if r.Status != ucp.VerdictUnvalidated {
+			row[5] = rep.Valid // unvalidated: null, as the engine
+		}
 		if len(rep.Profile) > 0 { // as the engine: a body that is not a profile does not count
 			row[6] = ucp.CountsInDirectory(rep.Profile)
 		}

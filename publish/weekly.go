@@ -23,6 +23,16 @@ type WeeklyEdition struct {
 	Metric         string           `json:"metric"`
 	Scope          string           `json:"scope"`
 	Source         string           `json:"source"`
+	// Market is the country the figure covers ("US"); empty in editions
+	// from before the figure was limited to one market.
+	Market string `json:"market,omitempty"`
+	// MarketStores counts the stores of that market; NotMeasured those of
+	// them whose UCP checkout link was not measured (left out of N).
+	MarketStores int64 `json:"market_stores"`
+	NotMeasured  int64 `json:"not_measured"`
+	// Note says what the figure cannot yet show, when there is such a
+	// limit.
+	Note string `json:"note,omitempty"`
 }
 
 // WeeklySegment is one bar of the weekly figure.

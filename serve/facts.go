@@ -73,7 +73,8 @@ type AgentFact struct {
 
 const factsNote = "Typed decisions read from the stored plain-HTTP check of each store (no model, no browser, no new request to the store). " +
 	"Each carries a confidence from a documented rule and the sha256 of its evidence, the exact text in evidence. " +
-	"use_case_mention and agent_friendly_description need page text the check does not save: they are null (unmeasured), not false. " +
+	"use_case_mention and agent_friendly_description judge the one description the check saved from the store's pages (the text judged is in evidence); " +
+	"they are null (unmeasured), not false, only when the pages gave no text. " +
 	"A category listing shows measured decisions only. Facts describe what agents can read, not whether a purchase works."
 
 // AgentFacts answers GET /api/agent-facts and the get_agent_facts and

@@ -134,13 +134,19 @@ func TestValidatePages(t *testing.T) {
 			break
 		}
 	}
+	// A profile with no services breaks the schema; without the schema no
+	// rule catches it, so it is not validated rather than invalid.
+	bare := "Not a valid UCP profile"
+	if fixtures.UCPSchemaDir() == "" {
+		bare = "Not validated"
+	}
 	cases := []struct {
 		method, path, form string
 		status             int
 		want               []string
 	}{
 		{"POST", "/validate/", form("profile", `{"ucp": {"version": "2026-08-25"}}`), 200,
-			[]string{"UCP validation report", "Not a valid UCP profile", "Pasted (", "{&#34;ucp&#34;: {&#34;version&#34;: &#34;2026-08-25&#34;}}</textarea>"}},
+			[]string{"UCP validation report", bare, "Pasted (", "{&#34;ucp&#34;: {&#34;version&#34;: &#34;2026-08-25&#34;}}</textarea>"}},
 		{"POST", "/validate/", form("profile", "not json at all"), 200, []string{"Not a valid UCP profile"}},
 		{"POST", "/validate/", form("url", "", "profile", "  "), 400, []string{"Validation could not run", "Paste a profile, or give the store"}},
 		{"POST", "/validate/", form("profile", strings.Repeat("x", 300<<10)), 413, []string{"256 KB"}},

@@ -4,11 +4,23 @@
 -- can verify the hash (left null here: the stage computes evidence_sha256
 -- as it reads the rows, evidenceSHA256 in pipeline/aggregate.go, at a
 -- fraction of the cost of DuckDB's sha256). A decision the saved evidence
--- cannot support is null, with a note saying why; check/1 saves no page
--- text, so use_case_mention and agent_friendly_description are null for
--- every store.
+-- cannot support is null, with a note saying why.
+--
+-- use_case_mention and agent_friendly_description read the page text the
+-- check saved: one description (checks.description_text, from the kept
+-- product's JSON-LD or catalog description, else a meta description) and
+-- the decisions the check made on it by the rules of
+-- detect.JudgeDescription; they are null only when the pages gave no text.
 --
 -- Confidence rules:
+--   use_case_mention        0.85 when a use-case phrase was found in a
+--                           product's text, 0.6 when none was (absence may
+--                           be wording the rule does not know); 0.7 and 0.4
+--                           on the homepage's summary of the store, which
+--                           is not where use cases are written.
+--   agent_friendly_description  0.85 from the JSON-LD description, 0.8
+--                           from the catalog's, 0.6 from a product page's
+--                           meta description, 0.5 from the homepage's.
 --   price_clarity           0.9 from Product JSON-LD on a product page, 0.7
 --                           from products.json, 0.5 when no product data
 --                           was found (a page not read may still have it).
@@ -38,11 +50,29 @@ WITH judged AS (
 facts AS (
     SELECT host, fact, checked_at, CASE fact
         WHEN 'agent_friendly_description' THEN {
-            value: NULL::VARCHAR,
-            confidence: NULL::DOUBLE,
-            evidence: NULL::VARCHAR,
-            source_url: NULL::VARCHAR,
-            note: 'Not measured: the check method saves no product description text to judge.'
+            value: CASE WHEN agent_friendly_description IS NOT NULL THEN json_object(
+                'friendly', agent_friendly_description,
+                'issues', description_issues::JSON)::VARCHAR
+            END,
+            confidence: CASE description_source
+                WHEN 'jsonld' THEN 0.85
+                WHEN 'catalog' THEN 0.8
+                WHEN 'product_meta' THEN 0.6
+                WHEN 'home_meta' THEN 0.5
+            END::DOUBLE,
+            evidence: CASE WHEN agent_friendly_description IS NOT NULL THEN json_object(
+                'description_source', description_source,
+                'description_url', description_url,
+                'description_words', description_words,
+                'description_text', description_text,
+                'description_issues', description_issues::JSON)::VARCHAR
+            END,
+            source_url: CASE WHEN agent_friendly_description IS NOT NULL THEN coalesce(description_url, 'https://' || host || '/') END,
+            note: CASE
+                WHEN platform IS NULL THEN 'Not measured: the homepage could not be checked as a shop.'
+                WHEN agent_friendly_description IS NULL THEN 'Not measured: the pages gave no description to judge (no product description, no meta description).'
+                ELSE 'friendly: at least 20 words, no HTML tags or entities in a plain-text field, no placeholder text, more than the product''s name, and a concrete fact (a number, or a material, ingredient, fit or spec term). issues lists what failed. The text judged is in the evidence: the kept product''s JSON-LD description, else its catalog description, else a meta description; confidence 0.85 from JSON-LD, 0.8 from the catalog, 0.6 from a product page''s meta description, 0.5 from the homepage''s.'
+            END
         }
         WHEN 'cart_blocker_suspicion' THEN {
             value: CASE WHEN measured THEN json_object('suspected', len(reasons) > 0, 'reasons', reasons)::VARCHAR END,
@@ -120,11 +150,28 @@ facts AS (
             END
         }
         WHEN 'use_case_mention' THEN {
-            value: NULL::VARCHAR,
-            confidence: NULL::DOUBLE,
-            evidence: NULL::VARCHAR,
-            source_url: NULL::VARCHAR,
-            note: 'Not measured: the check method saves no page text to read a use-case mention from.'
+            value: CASE WHEN use_case_mention IS NOT NULL THEN json_object(
+                'mentioned', use_case_mention,
+                'phrases', use_case_phrases::JSON)::VARCHAR
+            END,
+            confidence: CASE
+                WHEN use_case_mention IS NULL THEN NULL
+                WHEN description_source = 'home_meta' THEN CASE WHEN use_case_mention THEN 0.7 ELSE 0.4 END
+                WHEN use_case_mention THEN 0.85
+                ELSE 0.6
+            END::DOUBLE,
+            evidence: CASE WHEN use_case_mention IS NOT NULL THEN json_object(
+                'description_source', description_source,
+                'description_url', description_url,
+                'description_text', description_text,
+                'use_case_phrases', use_case_phrases::JSON)::VARCHAR
+            END,
+            source_url: CASE WHEN use_case_mention IS NOT NULL THEN coalesce(description_url, 'https://' || host || '/') END,
+            note: CASE
+                WHEN platform IS NULL THEN 'Not measured: the homepage could not be checked as a shop.'
+                WHEN use_case_mention IS NULL THEN 'Not measured: the pages gave no description to judge (no product description, no meta description).'
+                ELSE 'mentioned: the text says what the product is for or who it is for: a purpose phrase (designed, made, ideal... for something other than sale, free or life), "for" an audience, activity, place or occasion of a fixed list (for sensitive skin, for trail running, for little ones), or a use phrase (use it to, wear it with, helps you, keeps you, whether you''re). phrases lists what was found. Confidence 0.85 found, 0.6 not found in a product''s text; 0.7 and 0.4 on the homepage''s summary.'
+            END
         }
     END AS f
     FROM judged

@@ -5,6 +5,7 @@
 -- not are left out, never counted as "no". Checkout WebMCP is counted
 -- against the stores whose platform was measured (evidence, inferred,
 -- unknown); cwm_not_checked counts the stores whose platform was not.
+-- market_n counts the stores whose market is known.
 SELECT
     CASE
         WHEN grouping(category) = 0 THEN 'category'
@@ -52,6 +53,12 @@ SELECT
     count(*) FILTER (WHERE blocked) AS blocked_yes,
     count(score) AS score_n,
     coalesce(sum(score), 0)::BIGINT AS score_sum,
+    -- The weekly figure: stores whose market is the US, those of them
+    -- where the UCP checkout link was measured, and those where it came.
+    count(market) AS market_n,
+    count(*) FILTER (WHERE market = 'US') AS us_stores,
+    count(ucp_checkout_link) FILTER (WHERE market = 'US') AS us_link_n,
+    count(*) FILTER (WHERE market = 'US' AND ucp_checkout_link) AS us_link,
     max(checked_at) FILTER (WHERE checked) AS as_of
 FROM signals
 GROUP BY GROUPING SETS ((), (category), (platform), (segment))

@@ -1,7 +1,16 @@
 -- aggregate_signals.sql: one row per crawled store with the derived signals
 -- that every later table and figure of `svc aggregate` shares. Inputs: the
--- view checks (the crawl's table), browser_lane (host, reached) and the
+-- view checks (the crawl's table), browser_lane (host, reached), ucp_path
+-- (host, outcome, reason: the service's own UCP agent path) and the
 -- variable base_url. A null is always "not measured", never false or 0.
+--
+-- UCP checkout link (store_answers.ucp_checkout_link, the weekly figure):
+-- true when the UCP agent path returned a checkout (checkout_reached);
+-- false when the path ended without one (added_to_cart, or no_cart for any
+-- reason but an unreadable profile), or, for any store checked as a shop,
+-- when its UCP profile is missing or invalid (the path's first step: there
+-- is no UCP service to return one); null otherwise (a valid, unreadable or
+-- unvalidated profile the path did not take to a cart: not measured).
 --
 -- Readiness score (store_answers.score, documented in its table
 -- description): seven measured signals with weights summing to 100,
@@ -39,6 +48,9 @@ WITH base AS (
         c.product_data_source, c.product_name, c.product_price, c.product_currency,
         c.product_availability, c.product_gtin, c.product_sku, c.product_image, c.product_data_complete,
         c.acp_found, c.mcp_card_found, c.fix_code,
+        c.market, c.market_basis,
+        c.description_text, c.description_source, c.description_url, c.description_words,
+        c.use_case_mention, c.use_case_phrases, c.agent_friendly_description, c.description_issues,
         c.policy_privacy, c.policy_returns, c.policy_shipping, c.policy_terms,
         c.check_error IS NULL AND c.checked_at IS NOT NULL AS checked,
         -- A valid profile is true; an invalid or missing one is a measured
@@ -55,11 +67,18 @@ WITH base AS (
             OR coalesce(c.robots_perplexity_user = 'disallowed', false))
         END AS robots_users_allowed,
         b.reached AS buy_browser,
+        CASE
+            WHEN u.outcome = 'checkout_reached' THEN true
+            WHEN u.outcome = 'added_to_cart' THEN false
+            WHEN u.outcome = 'no_cart' AND coalesce(u.reason, '') <> 'ucp_profile_unreachable' THEN false
+            WHEN c.check_error IS NULL AND c.platform IS NOT NULL AND c.ucp_status IN ('missing', 'invalid') THEN false
+        END AS ucp_checkout_link,
         -- Both fields in one parse of the JSON text.
         json_extract_string(c.result_json, ['$.fix.text', '$.productData.url']) AS result_fields,
         CASE WHEN c.platform IN ('shopify', 'bigcommerce') THEN 'hosted_platform' ELSE 'not_detected' END AS segment
     FROM checks AS c
     LEFT JOIN browser_lane AS b USING (host)
+    LEFT JOIN ucp_path AS u USING (host)
 ),
 lanes AS (
     SELECT

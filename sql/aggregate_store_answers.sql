@@ -25,5 +25,8 @@ SELECT
     storefront_mcp,
     ucp_status,
     CASE WHEN platform IS NOT NULL THEN checkout_webmcp_status END AS checkout_webmcp_status,
-    score_inputs
+    score_inputs,
+    market,
+    market_basis,
+    ucp_checkout_link
 FROM signals;

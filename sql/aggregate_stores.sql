@@ -6,7 +6,7 @@ SELECT
     c.name,
     c.category,
     c.source,
-    NULL::VARCHAR AS country,
+    c.market AS country,
     s.id AS svc100_id,
     coalesce(p.added_on, getvariable('run_date')) AS added_on
 FROM checks AS c

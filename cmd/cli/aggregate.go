@@ -102,6 +102,7 @@ func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
 		BaseURL:     opts.baseURL,
 		BrowserLane: pipeline.BrowserLaneFromBools(pipeline.BrowserLaneByHost),
 		SVC100IDs:   pipeline.SVC100IDsByHost,
+		UCPPath:     pipeline.UCPPathByHost,
 		Log:         opts.logger(),
 	}
 	if opts.previous != "" {

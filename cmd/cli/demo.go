@@ -3,16 +3,20 @@ package cli
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"net/http"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"svc/fixtures"
 	"svc/pipeline/durable"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
 	"svc/serve"
 )
 
@@ -80,9 +84,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	}
 	defer srv.Close()
 	fmt.Fprintf(w, "fixture world: %d stores on %s (http and https), CA in %s\n", len(world.Stores), srv.Addr(), caPath)
-	if o.ucpFlags.dir == "" {
-		fmt.Fprintln(w, "note: no --ucp-schema-dir (or SVC_UCP_SCHEMA_DIR): UCP profiles cannot be schema-checked offline, so none is called valid")
-	}
+	haveSchemas := demoSchemas(ctx, o)
 	// The demo is the real commands with the fixture flags set.
 	o.fixtureAddr, o.fixtureCA = srv.Addr(), caPath
 	storesCSV := filepath.Join(o.data, "fixtures", "stores.csv")
@@ -98,7 +100,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	fmt.Fprintln(w)
-	score := &fixturesScoreOptions{globals: o.globals, world: o.world, runID: o.runID}
+	score := &fixturesScoreOptions{globals: o.globals, world: o.world, runID: o.runID, noUCPSchemas: !haveSchemas}
 	if err := fixturesScoreRun(score); err != nil && o.exitAfter {
 		return err
 	}
@@ -132,6 +134,61 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 		}
 		fmt.Fprintln(w, "Ctrl-C stops the API and the fixture world.")
 	})
+}
+
+// demoSchemaTimeout bounds the demo's one attempt to fetch the UCP schemas
+// from ucp.dev: a machine that is offline should not make a new user wait.
+const demoSchemaTimeout = 5 * time.Second
+
+// demoSchemas decides, once and before the run, which UCP schemas the demo
+// validates profiles against: the folder of --ucp-schema-dir; else the
+// official ones from ucp.dev (or the copy cached under DATA/state/), when
+// they load within demoSchemaTimeout. Without either the run is made
+// offline, so no stage waits on ucp.dev again, and a note says once why
+// profiles are unvalidated rather than valid. The answer picks the truth
+// the demo scores against: a run without schemas is held to
+// fixtures.World.WithoutUCPSchemas, a run with them to the strict one.
+func demoSchemas(ctx context.Context, o *demoOptions) bool {
+	w := o.out
+	if o.ucpFlags.dir != "" {
+		fmt.Fprintln(w, "UCP schemas: the folder of --ucp-schema-dir")
+		return true // the run refuses a folder that lacks them
+	}
+	cache := filepath.Join(o.data, "state", "ucp-schema")
+	client, err := fetch.New(fetch.Options{})
+	if err == nil {
+		var v *ucp.Validator
+		v, err = ucp.New(ctx, ucp.Config{CacheDir: cache, Client: client, Offline: o.ucpFlags.offline})
+		if err == nil {
+			err = v.LoadSchemas(ctx, demoSchemaTimeout)
+		}
+	}
+	if err == nil {
+		fmt.Fprintf(w, "UCP schemas: the official ones from ucp.dev (cached in %s)\n", cache)
+		return true
+	}
+	why := "ucp.dev could not be reached (" + rootCause(err) + ")"
+	if o.ucpFlags.offline {
+		why = "--ucp-offline (SVC_UCP_OFFLINE) is set and no copy is cached in " + cache
+	}
+	o.ucpFlags.offline = true
+	fmt.Fprintf(w, "note: no UCP schemas: no --ucp-schema-dir, and %s. A profile that breaks no rule is reported as "+
+		"unvalidated (valid: null), neither valid nor invalid, and the known answers below expect exactly that. "+
+		"Give --ucp-schema-dir (for example ../shared/ucp/schema) or run online to validate profiles in full.\n", why)
+	return false
+}
+
+// rootCause is the innermost cause of err, for a short message: the end
+// of the chain, and of its text (the schema compiler wraps without %w).
+func rootCause(err error) string {
+	for next := errors.Unwrap(err); next != nil; next = errors.Unwrap(err) {
+		err = next
+	}
+	msg := err.Error()
+	if i := strings.LastIndex(msg, ": "); i >= 0 {
+		msg = msg[i+2:]
+	}
+	return msg
 }
 
 // waitReady polls url until it answers 200.

@@ -19,6 +19,9 @@ type fixturesScoreOptions struct {
 	*globals
 	world fixturesWorldFlags
 	runID string
+	// noUCPSchemas scores against the answers of a run that had no UCP
+	// schemas (fixtures.World.WithoutUCPSchemas).
+	noUCPSchemas bool
 }
 
 func newFixturesScoreCmd(g *globals) *cobra.Command {
@@ -31,7 +34,11 @@ compare every store's check with the answers the world knows to be true.
 Prints, per trait, how many stores show it and how many got every field
 right, and names the fields that were missed. Exit 1 when any store missed.
 
-Use the same --seed and --stores as the fixtures serve that was crawled.`,
+Use the same --seed and --stores as the fixtures serve that was crawled, and
+--no-ucp-schemas when the crawl had no UCP schemas (no --ucp-schema-dir and
+ucp.dev out of reach): its profiles are then expected to be unvalidated
+(valid: null) where the schema would decide, and strictly valid or invalid
+otherwise.`,
 		Example: `  svc fixtures score --run demo`,
 		Args:    argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -46,11 +53,15 @@ Use the same --seed and --stores as the fixtures serve that was crawled.`,
 	}
 	o.world.register(cmd)
 	cmd.Flags().StringVar(&o.runID, "run", envOr("SVC_RUN", ""), "run id of the crawl to score (env SVC_RUN)")
+	cmd.Flags().BoolVar(&o.noUCPSchemas, "no-ucp-schemas", false, "the crawl had no UCP schemas: expect unvalidated profiles where only the schema could decide")
 	return cmd
 }
 
 func fixturesScoreRun(o *fixturesScoreOptions) error {
 	world := fixtures.Generate(o.world.seed, o.world.stores)
+	if o.noUCPSchemas {
+		world.WithoutUCPSchemas()
+	}
 	results := map[string]*check.Result{}
 	path := filepath.Join(pipeline.RunDir(o.data, o.runID), pipeline.JournalName)
 	if err := pipeline.ReadJournal(path, func(r pipeline.CrawlRecord) { results[r.Store.Host] = r.Result }); err != nil {

@@ -16,7 +16,7 @@ import (
 
 // MethodVersion names the check method; it is published with every result
 // and in the dataset manifest, and changes when what is measured changes.
-const MethodVersion = "check/1"
+const MethodVersion = "check/2"
 
 // Options configure an Engine.
 type Options struct {
@@ -184,6 +184,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 	}
 
 	// Catalog: storefront MCP, else /products.json, else the Store API.
+	var catalogCurrency string
 	m := e.storefrontMCP(ctx, origin)
 	res.StorefrontMCP = StorefrontMCP{
 		Detected: ptr(m.detected && hasAny(m.tools, catalogTools)), Tools: nonNil(m.tools),
@@ -224,6 +225,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 			res.CatalogAnswered = ptr(true)
 			res.Catalog.Products = ptr(len(ps))
 			res.ProductFound = ptr(anyPriced(ps))
+			catalogCurrency = firstCurrency(ps)
 		} else {
 			res.CatalogAnswered = ptr(false)
 		}
@@ -236,10 +238,13 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 	}
 
 	// Product data: JSON-LD of product pages, else /products.json.
-	res.ProductData = e.productData(ctx, asked, page, func() []detect.Product {
+	var read productRead
+	res.ProductData, read = e.productData(ctx, asked, page, func() []detect.Product {
 		readProductsJSON()
 		return productsJSON
 	})
+	res.Market = marketOf(page, read.page, catalogCurrency)
+	res.PageText = pageTextOf(page, read)
 
 	res.ACP = e.acp(ctx, origin)
 	res.MCPServerCard = e.mcpCard(ctx, origin)
@@ -264,10 +269,21 @@ func (e *Engine) storeAPI(ctx context.Context, origin string, res *Result) ([]de
 	return nil, false
 }
 
+// productRead is what the product data read leaves for the market and the
+// page text: the product page read last (nil when none answered), and the
+// product whose data was kept with where it came from.
+type productRead struct {
+	page    *detect.Page
+	product *detect.Product
+	source  string // detect.DescJSONLD or detect.DescCatalog
+	url     string
+}
+
 // productData reads Product JSON-LD from the asked URL (when it is not the
 // homepage) and the product pages the homepage links to, and falls back to
 // the public products.json.
-func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, productsJSON func() []detect.Product) *ProductData {
+func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, productsJSON func() []detect.Product) (*ProductData, productRead) {
+	var read productRead
 	var pages []string
 	if asked.Path != "" && asked.Path != "/" {
 		pages = append(pages, asked.String())
@@ -285,15 +301,92 @@ func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.P
 		if err != nil || resp.StatusCode != 200 {
 			continue
 		}
-		ld := detect.ExtractJSONLD(detect.NewPage(resp.URL, resp.StatusCode, resp.Header, resp.Body))
+		pp := detect.NewPage(resp.URL, resp.StatusCode, resp.Header, resp.Body)
+		read.page, read.url = pp, resp.URL.Redacted()
+		ld := detect.ExtractJSONLD(pp)
 		if p, ok := detect.BestProduct(ld.Products); ok {
-			return productDataFrom(p, "jsonld", resp.URL.Redacted())
+			read.product, read.source = &p, detect.DescJSONLD
+			return productDataFrom(p, "jsonld", resp.URL.Redacted()), read
 		}
 	}
 	if p, ok := detect.BestProduct(productsJSON()); ok {
-		return productDataFrom(p, "products_json", "")
+		read.product, read.source = &p, detect.DescCatalog
+		return productDataFrom(p, "products_json", ""), read
 	}
-	return &ProductData{}
+	return &ProductData{}, read
+}
+
+// marketOf decides the store's market from the homepage, the product page
+// read (nil for none) and the currency a catalog quoted ("" for none).
+func marketOf(home, product *detect.Page, catalogCurrency string) Market {
+	sig := detect.ReadMarketSignals(home)
+	if product != nil {
+		sig.Merge(detect.ReadMarketSignals(product))
+	}
+	if catalogCurrency != "" {
+		sig.AddCurrency(detect.MarketCatalogCurrency, catalogCurrency)
+	}
+	for _, l := range []*[]detect.Declared{&sig.Currencies, &sig.Countries, &sig.Locales} {
+		*l = nonNil(*l)
+	}
+	m := detect.DecideMarket(sig)
+	out := Market{Declarations: &sig}
+	if m.Country != "" {
+		out.Country, out.Basis = ptr(m.Country), ptr(m.Basis)
+	}
+	if m.Currency != "" {
+		out.Currency = ptr(m.Currency)
+	}
+	return out
+}
+
+// pageTextOf judges the first description the pages gave: the kept
+// product's (JSON-LD, else catalog), else the product page's meta
+// description, else the homepage's (see detect.JudgeDescription).
+func pageTextOf(home *detect.Page, read productRead) PageText {
+	type cand struct{ text, source, url, name string }
+	var cands []cand
+	if p := read.product; p != nil {
+		u := read.url
+		if read.source == detect.DescCatalog {
+			u = ""
+		}
+		cands = append(cands, cand{p.Description, read.source, u, p.Name})
+	}
+	if read.page != nil {
+		cands = append(cands, cand{detect.MetaDescription(read.page), detect.DescProductMeta, read.url, ""})
+	}
+	if home != nil {
+		u := ""
+		if home.URL != nil {
+			u = home.URL.Redacted()
+		}
+		cands = append(cands, cand{detect.MetaDescription(home), detect.DescHomeMeta, u, ""})
+	}
+	for _, c := range cands {
+		j, ok := detect.JudgeDescription(c.text, c.source, c.name)
+		if !ok {
+			continue
+		}
+		return PageText{
+			Description: ptr(j.Text), Source: ptr(c.source), URL: c.url, Words: ptr(j.Words),
+			UseCaseMention: ptr(j.UseCaseMentioned()), UseCases: nonNil(j.UseCases),
+			AgentFriendly: ptr(j.AgentFriendly()), Issues: nonNil(j.Issues),
+		}
+	}
+	return PageText{}
+}
+
+// firstCurrency is the first currency a catalog's products quote.
+func firstCurrency(ps []detect.Product) string {
+	for _, p := range ps {
+		for _, o := range p.Offers {
+			if o.Currency != "" {
+				return o.Currency
+			}
+		}
+	}
+	return ""
 }
 
 func productDataFrom(p detect.Product, source, pageURL string) *ProductData {
@@ -390,9 +483,11 @@ func (e *Engine) ucpProfile(ctx context.Context, origin string, res *Result) {
 		Status: rep.Verdict(), URL: rep.Source.ProfileURL, HTTPStatus: rep.Source.Status,
 		SchemaSource: rep.SchemaSource.Type, ErrorRules: []string{}, WarningRules: []string{},
 	}
-	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid {
+	if p.Status == ucp.VerdictValid || p.Status == ucp.VerdictInvalid || p.Status == ucp.VerdictUnvalidated {
 		p.DeclaredVersion = rep.DeclaredVersion
-		p.Valid = ptr(rep.IsValid())
+		if p.Status != ucp.VerdictUnvalidated {
+			p.Valid = ptr(rep.IsValid()) // unvalidated: null, neither valid nor invalid
+		}
 		p.Errors, p.Warnings = rep.Counts.Errors, rep.Counts.Warnings
 		p.ErrorRules = ruleIDs(rep.Errors)
 		p.WarningRules = ruleIDs(rep.Warnings)

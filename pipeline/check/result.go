@@ -13,6 +13,8 @@ package check
 import (
 	"sort"
 	"time"
+
+	"svc/pipeline/detect"
 )
 
 // Result is one store check (spec 2.1). JSON names are the contract.
@@ -38,6 +40,8 @@ type Result struct {
 	ACP             Discovery       `json:"acp"`
 	MCPServerCard   Discovery       `json:"mcpServerCard"`
 	Fix             Fix             `json:"fix"`
+	Market          Market          `json:"market"`
+	PageText        PageText        `json:"pageText"`
 	CheckedAt       time.Time       `json:"checkedAt"`
 	MethodVersion   string          `json:"methodVersion"`
 }
@@ -159,6 +163,33 @@ type Discovery struct {
 	Found   *bool  `json:"found"`
 	Path    string `json:"path,omitempty"`
 	Version string `json:"version,omitempty"`
+}
+
+// Market is the country the store sells to, decided from what the store
+// itself declares (detect.DecideMarket): its currency, a declared country,
+// the region of its locale tags. Country and Basis are null when the
+// declarations do not settle one, and Declarations is null when the store
+// was not checked as a shop.
+type Market struct {
+	Country      *string               `json:"country"`
+	Basis        *string               `json:"basis"`
+	Currency     *string               `json:"currency"`
+	Declarations *detect.MarketSignals `json:"declarations"`
+}
+
+// PageText is what the check keeps of the words a store uses to describe
+// what it sells: one description (detect.JudgeDescription names where it
+// comes from) and the two decisions read from it. Every field is null when
+// the store was not checked as a shop or its pages gave no text.
+type PageText struct {
+	Description    *string  `json:"description"` // cleaned, at most detect.MaxDescriptionText characters
+	Source         *string  `json:"source"`      // jsonld | catalog | product_meta | home_meta
+	URL            string   `json:"url,omitempty"`
+	Words          *int     `json:"words"`
+	UseCaseMention *bool    `json:"useCaseMention"`
+	UseCases       []string `json:"useCases"`
+	AgentFriendly  *bool    `json:"agentFriendly"`
+	Issues         []string `json:"issues"`
 }
 
 // Fix is the one recommended fix.

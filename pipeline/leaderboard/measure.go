@@ -74,6 +74,8 @@ type RunOptions struct {
 // Outcomes of the UCP path: the same homepage gate; then the profile at
 // /.well-known/ucp, validated: missing, unreachable or invalid is no_cart
 // [ucp_profile_missing | ucp_profile_unreachable | ucp_profile_invalid]; a
+// profile the run had no schemas to validate: not_attempted
+// [ucp_profile_unvalidated]; a
 // valid profile without a dev.ucp.shopping binding: no_cart
 // [ucp_no_shopping_service]. A valid profile whose bindings are all REST
 // (or another transport): not_attempted [ucp_binding_not_driven], since
@@ -293,6 +295,10 @@ func ucpOutcome(ctx context.Context, opts RunOptions, origin string) (outcome, r
 		return OutcomeNoCart, "ucp_profile_missing"
 	case ucp.VerdictUnreachable:
 		return OutcomeNoCart, "ucp_profile_unreachable"
+	case ucp.VerdictUnvalidated:
+		// The run had no UCP schemas: whether the profile is valid is
+		// not known, so the path claims neither a cart nor its absence.
+		return OutcomeNotAttempted, "ucp_profile_unvalidated"
 	default:
 		return OutcomeNoCart, "ucp_profile_invalid"
 	}

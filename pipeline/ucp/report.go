@@ -116,17 +116,29 @@ const (
 	VerdictInvalid     = "invalid"
 	VerdictMissing     = "missing"     // 404 or 410, or an HTML page with 200 (soft 404)
 	VerdictUnreachable = "unreachable" // no answer, a timeout, a 5xx, a wall (401, 402, 403, 429, a challenge page)
+	// VerdictUnvalidated is a profile that was read and broke no rule the
+	// validator checks without the schemas, while the UCP JSON Schema could
+	// not be loaded (no schema folder, ucp.dev unreachable): it can be
+	// called neither valid nor invalid, so its validity is null.
+	VerdictUnvalidated = "unvalidated"
 )
 
 // Verdict sums the report up as the store check shows a UCP profile: valid,
-// invalid, missing (the store publishes none) or unreachable (the profile
-// could not be read). A pasted profile is valid or invalid.
+// invalid, missing (the store publishes none), unreachable (the profile
+// could not be read) or unvalidated (read, but the schema was not there to
+// check it against). A pasted profile is valid, invalid or unvalidated.
 func (r *Report) Verdict() string {
 	if v := r.readVerdict(); v != "" {
 		return v
 	}
-	if r.IsValid() {
+	switch {
+	case r.IsValid():
 		return VerdictValid
+	case !r.Schema.Checked && r.Schema.Error != "" && len(r.Errors) == 0:
+		// Rules found nothing, and the schema, which could, was not
+		// loaded: an error-level rule still makes a profile invalid
+		// without it.
+		return VerdictUnvalidated
 	}
 	return VerdictInvalid
 }
@@ -243,8 +255,11 @@ func (r *Report) assemble(fs findings) {
 	schemaOK := r.Schema.Checked && r.Schema.Valid != nil && *r.Schema.Valid
 	valid := schemaOK && len(r.Errors) == 0
 	r.Valid = &valid
-	if r.readVerdict() == VerdictUnreachable {
+	switch {
+	case r.readVerdict() == VerdictUnreachable:
 		r.Valid = nil // nothing was read: no verdict
+	case r.Verdict() == VerdictUnvalidated:
+		r.Valid = nil // read, but no schema to check it against: no verdict
 	}
 	if r.HTTPChecks == nil {
 		r.HTTPChecks = []HTTPCheck{}
@@ -257,6 +272,8 @@ func (r *Report) summary() string {
 	var b strings.Builder
 	b.Grow(200)
 	switch {
+	case r.Valid == nil && r.readVerdict() == "":
+		b.WriteString("No verdict: the profile was read but not validated")
 	case r.Valid == nil:
 		b.WriteString("No verdict: the profile could not be read (")
 		if r.Source.Status != 0 {

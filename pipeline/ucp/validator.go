@@ -93,8 +93,32 @@ func New(ctx context.Context, cfg Config) (*Validator, error) {
 // SchemaSource says where the schemas come from.
 func (v *Validator) SchemaSource() SourceInfo { return v.source }
 
+// LoadSchemas loads the schemas now, giving ucp.dev (or the cache) at most
+// timeout, and says why when they cannot be had: a caller that wants to
+// know before it validates anything (the demo) calls it first. A folder
+// source was loaded by New. Validations after a failure report the schema
+// as not loaded until a later attempt succeeds.
+func (v *Validator) LoadSchemas(ctx context.Context, timeout time.Duration) error {
+	lctx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	_, err := v.load(lctx)
+	return err
+}
+
 // schemas returns the compiled schemas, loading them on first use.
 func (v *Validator) schemas(ctx context.Context) (*schemaSet, error) {
+	if s := v.set.Load(); s != nil {
+		return s, nil
+	}
+	// The load serves every later validation: it must not die with the
+	// request that happened to start it.
+	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
+	defer cancel()
+	return v.load(lctx)
+}
+
+// load compiles the schemas from the cache or ucp.dev within ctx, once.
+func (v *Validator) load(ctx context.Context) (*schemaSet, error) {
 	if s := v.set.Load(); s != nil {
 		return s, nil
 	}
@@ -106,15 +130,11 @@ func (v *Validator) schemas(ctx context.Context) (*schemaSet, error) {
 	if v.loadErr != nil && time.Since(v.loadAt) < schemaRetry {
 		return nil, v.loadErr
 	}
-	// The load serves every later validation: it must not die with the
-	// request that happened to start it.
-	lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 30*time.Second)
-	defer cancel()
 	client := v.cfg.Client
 	if v.cfg.Offline {
 		client = nil // the cache alone
 	}
-	set, err := compileSchemas(lctx, "", v.cfg.CacheDir, client)
+	set, err := compileSchemas(ctx, "", v.cfg.CacheDir, client)
 	v.loadAt = time.Now()
 	if err != nil {
 		v.loadErr = err

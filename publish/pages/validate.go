@@ -35,6 +35,8 @@ func (v *Validation) Verdict() Tri {
 		return mark("no", "No UCP profile is served there")
 	case ucp.VerdictUnreachable:
 		return mark("unknown", "No verdict: the profile could not be read")
+	case ucp.VerdictUnvalidated:
+		return mark("unknown", "Not validated: the UCP schemas were not available to check it against")
 	}
 	return mark("unknown", v.Report.Verdict())
 }

@@ -18,7 +18,21 @@ import (
 // store.
 func chartBars(e *publish.WeeklyEdition) []publish.WeeklySegment {
 	out := slices.Clone(e.Segments)
-	return append(out, publish.WeeklySegment{ID: "all", Label: "All checked stores", N: e.N, Count: e.Count, Pct: e.Pct})
+	label := "All checked stores"
+	if e.Market != "" {
+		label = "All " + e.Market + " stores"
+	}
+	return append(out, publish.WeeklySegment{ID: "all", Label: label, N: e.N, Count: e.Count, Pct: e.Pct})
+}
+
+// chartTitle is the chart's title and subtitle: editions that cover one
+// market count UCP checkout links there; earlier ones counted any checkout
+// link a plain-HTTP agent saw.
+func chartTitle(e *publish.WeeklyEdition) (title, subtitle string) {
+	if e.Market != "" {
+		return e.Market + " stores returning a UCP checkout link", "Week of " + e.Date + " · UCP agent path · stopped before payment"
+	}
+	return "Share of stores returning a checkout link", "Week of " + e.Date + " · plain-HTTP agent check · stopped before payment"
 }
 
 type weeklyData struct {
@@ -71,7 +85,7 @@ func (b *builder) weekly(ctx context.Context) error {
 	}
 	idx.Editions = eds
 	body, err := b.render("weekly", &Page{Title: "Weekly figure", Section: "weekly",
-		Description: "Each week, the share of checked stores that returned a checkout link to a plain-HTTP agent.", Data: idx})
+		Description: "Each week, one frozen figure: the share of US stores whose UCP services returned a checkout link to an agent.", Data: idx})
 	if err != nil {
 		return err
 	}
@@ -169,8 +183,9 @@ func weeklySVG(e *publish.WeeklyEdition) []byte {
 		wkWidth, h, wkWidth, h)
 	fmt.Fprintf(&b, "<title id=\"title\">%s</title>\n<desc id=\"desc\">%s</desc>\n", esc(e.Headline), esc(e.AltText))
 	fmt.Fprintf(&b, `<rect width="%d" height="%d" fill="#ffffff"/>`+"\n", wkWidth, h)
-	fmt.Fprintf(&b, `<text x="%d" y="34" font-size="18" font-weight="700" fill="#16191d">Share of stores returning a checkout link</text>`+"\n", wkLeft)
-	fmt.Fprintf(&b, `<text x="%d" y="58" font-size="14" fill="#3d4550">Week of %s · plain-HTTP agent check · stopped before payment</text>`+"\n", wkLeft, esc(e.Date))
+	title, subtitle := chartTitle(e)
+	fmt.Fprintf(&b, `<text x="%d" y="34" font-size="18" font-weight="700" fill="#16191d">%s</text>`+"\n", wkLeft, esc(title))
+	fmt.Fprintf(&b, `<text x="%d" y="58" font-size="14" fill="#3d4550">%s</text>`+"\n", wkLeft, esc(subtitle))
 	for i, s := range bars {
 		y := wkTop + i*wkRow
 		weight := "400"

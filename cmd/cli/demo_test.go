@@ -1,0 +1,87 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"svc/fixtures"
+	"svc/pipeline"
+)
+
+// TestDemoScoresEveryStore runs `svc demo --exit` as a new user would, once
+// without UCP schemas (a fresh clone without ../shared, offline: TestMain
+// sets SVC_UCP_OFFLINE) and once with the schema folder. Both must score
+// every store right. Without schemas the demo says once why, the crawl
+// reports profiles as unvalidated, and the strict answers still fail that
+// crawl: the relaxed truth is used only for the run that had no schemas.
+func TestDemoScoresEveryStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the whole pipeline twice")
+	}
+	for _, tc := range []struct {
+		name string
+		dir  string
+	}{
+		{"without schemas", ""},
+		{"with schemas", fixtures.UCPSchemaDir()},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if tc.name == "with schemas" && tc.dir == "" {
+				t.Skip("no ../shared/ucp/schema")
+			}
+			data := t.TempDir()
+			var out, errOut bytes.Buffer
+			code := Run(context.Background(), []string{"demo", "--exit", "--data", data,
+				"--fixtures-addr", "127.0.0.1:0", "--ucp-schema-dir", tc.dir}, &out, &errOut)
+			text := out.String()
+			if code != ExitOK {
+				t.Fatalf("exit %d\n%s\n%s", code, text, errOut.String())
+			}
+			want := "160 of 160 stores got every field right."
+			if fixtures.DefaultStores != 160 {
+				t.Fatalf("the world has %d stores; update the test", fixtures.DefaultStores)
+			}
+			if !strings.Contains(text, want) {
+				t.Errorf("output lacks %q:\n%s", want, text)
+			}
+			notes := strings.Count(text, "note: no UCP schemas")
+			unvalidated := 0
+			err := pipeline.ReadJournal(filepath.Join(pipeline.RunDir(data, "demo"), pipeline.JournalName), func(r pipeline.CrawlRecord) {
+				if r.Result != nil && r.Result.UCPProfile.Status == "unvalidated" {
+					unvalidated++
+					if r.Result.UCPProfile.Valid != nil {
+						t.Errorf("%s: unvalidated with valid %v, want null", r.Store.Host, *r.Result.UCPProfile.Valid)
+					}
+				}
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.dir != "" {
+				if notes != 0 || unvalidated != 0 {
+					t.Errorf("with schemas: %d notes, %d unvalidated profiles; want none", notes, unvalidated)
+				}
+				return
+			}
+			if notes != 1 {
+				t.Errorf("the no-schema note is printed %d times, want once:\n%s", notes, text)
+			}
+			if unvalidated == 0 {
+				t.Error("no profile was unvalidated without schemas")
+			}
+			// The strict answers do not fit a run without schemas.
+			var strict bytes.Buffer
+			g := &globals{context: context.Background(), out: &strict, errOut: &strict, data: data}
+			o := &fixturesScoreOptions{globals: g, runID: "demo"}
+			o.world.seed, o.world.stores = 1, fixtures.DefaultStores
+			var ee *exitError
+			if err := fixturesScoreRun(o); !errors.As(err, &ee) || ee.code != ExitFailed {
+				t.Errorf("strict score of a no-schema run: %v, want exit %d\n%s", err, ExitFailed, strict.String())
+			}
+		})
+	}
+}

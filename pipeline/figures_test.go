@@ -1,0 +1,35 @@
+package pipeline
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestWeeklyComparesOnlyTheSameMetric: an edition from before the figure
+// counted US UCP checkout links (storefront MCP links over every store)
+// is not set against the new one as if it measured the same thing.
+func TestWeeklyComparesOnlyTheSameMetric(t *testing.T) {
+	all := groupCounts{Grp: "all", USStores: 10, USLinkN: 8, USLink: 2}
+	in := &figureInputs{run: RunInfo{ID: "r2", Date: "2026-05-11", Started: time.Date(2026, 5, 11, 3, 0, 0, 0, time.UTC)},
+		groups: []groupCounts{all}}
+	pct := 40.0
+	in.prevWeekly = &WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 100, Count: 40, Pct: &pct,
+		Metric: "Share of checked stores whose hosted catalog and cart tools (storefront MCP) returned a checkout link"}
+	e := buildWeekly(in)
+	if e.Comparison.Previous != nil || !strings.Contains(e.Comparison.Text, "measured something else") {
+		t.Errorf("compared with another metric: %+v", e.Comparison)
+	}
+	if e.N != 8 || e.Count != 2 || *e.Pct != 25 || e.MarketStores != 10 || e.NotMeasured != 2 {
+		t.Errorf("edition %+v", e)
+	}
+	in.prevWeekly = &WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 4, Count: 0, Pct: new(float64), Metric: weeklyMetric}
+	e = buildWeekly(in)
+	if p := e.Comparison.Previous; p == nil || p.ChangePctPoints == nil || *p.ChangePctPoints != 25 {
+		t.Errorf("not compared with the same metric: %+v", e.Comparison)
+	}
+	in.groups = []groupCounts{{Grp: "all", USStores: 10, USLinkN: 8}}
+	if e := buildWeekly(in); !ucpPathCreatesCheckout && !strings.Contains(e.Note, "agent-path/") || !strings.Contains(e.Headline, "0.0% of 8 US stores") {
+		t.Errorf("a week without a UCP checkout link: headline %q, note %q", e.Headline, e.Note)
+	}
+}
