@@ -26,6 +26,7 @@ import (
 	"svc/pipeline/fetch"
 	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // post sends a JSON body and returns the status and body.
@@ -545,7 +546,7 @@ func TestPrecomputedFilesServedAsFiles(t *testing.T) {
 	}
 	adoption := `{"asOf":"2026-11-16T03:04:05Z","series":[` + strings.Join(series, ",") + `]}`
 	protocols := `{"rows":[` + strings.Join(series, ",") + `]}`
-	writeTree(t, dir, "2026-11-16", map[string]string{fileAdoption: adoption, fileProtocols: protocols})
+	writeTree(t, dir, "2026-11-16", map[string]string{publish.AdoptionPath: adoption, publish.ProtocolsPath: protocols})
 	ts := newTestServer(t, Config{DataDir: dir})
 	h := ts.Handler()
 	allocs := func(path string) float64 {

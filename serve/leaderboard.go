@@ -8,7 +8,8 @@ import (
 
 	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
-	"svc/publish/pages"
+	"svc/pipeline/pages"
+	"svc/publish"
 )
 
 // The leaderboard as served (spec 2.10, 3): the snapshot's board, with
@@ -17,9 +18,6 @@ import (
 // state log (replayed at start, appended on each 201), so a restart lists
 // them again; a run the snapshot already lists (by id) is never listed
 // twice, and the next snapshot lists the runs it read from the same log.
-
-// Published paths the live runs change, beside those of static.go.
-const fileLeaderboardGridCSV = "api/leaderboard-stores.csv"
 
 // liveRuns are the outside runs this server's state log accepted.
 type liveRuns struct {
@@ -89,7 +87,7 @@ func (l *liveRuns) replay(rec inbox.Record) {
 // isBoardFile reports whether name is one of the leaderboard's answers.
 func isBoardFile(name string) bool {
 	switch name {
-	case fileLeaderboard, fileLeaderboardGrd, fileLeaderboardCSV, fileLeaderboardGridCSV, pages.LeaderboardFile:
+	case publish.LeaderboardPath, publish.LeaderboardStoresPath, publish.LeaderboardCSVPath, publish.LeaderboardStoresCSVPath, pages.LeaderboardFile:
 		return true
 	}
 	return false
@@ -116,7 +114,7 @@ func (s *Server) baseBoard(snap *snapshot) *leaderboard.Board {
 		return l.base.board
 	}
 	l.base = &baseBoard{version: snap.version}
-	published := snap.files[fileLeaderboardGrd]
+	published := snap.files[publish.LeaderboardStoresPath]
 	if published == nil {
 		return nil
 	}

@@ -11,7 +11,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
-	"svc/publish/pages"
+	"svc/pipeline/pages"
 )
 
 // The store hub (GET /api/store, spec 2.15): the saved public card of one

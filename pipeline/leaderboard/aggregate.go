@@ -16,16 +16,7 @@ import (
 	"svc/datasets/svc100"
 	"svc/pipeline/durable"
 	"svc/pipeline/inbox"
-)
-
-// Files Aggregate writes, relative to the public root (out/files/ of the
-// run folder). FrozenFiles must be published frozen: svc-100 v1 never
-// changes once out.
-const (
-	FileJSON       = "api/leaderboard.json"        // GET /api/leaderboard
-	FileStoresJSON = "api/leaderboard-stores.json" // GET /api/leaderboard?stores=1
-	FileCSV        = "api/leaderboard.csv"         // GET /api/leaderboard?format=csv
-	FileStoresCSV  = "api/leaderboard-stores.csv"  // GET /api/leaderboard?stores=1&format=csv
+	"svc/publish"
 )
 
 // FrozenFiles are the files of Aggregate that a snapshot publishes with
@@ -256,24 +247,24 @@ func writeFile(p string, b []byte) error {
 	return nil
 }
 
-// Files returns the board's four answers by published path: FileJSON
-// (without the grid), FileStoresJSON (with it), FileCSV and FileStoresCSV.
+// Files returns the board's four answers by published path: publish.LeaderboardPath
+// (without the grid), publish.LeaderboardStoresPath (with it), publish.LeaderboardCSVPath and publish.LeaderboardStoresCSVPath.
 // The server calls it for a board with runs listed since the snapshot.
 func (b *Board) Files() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	noGrid := *b
 	noGrid.Stores = nil
 	var err error
-	if files[FileJSON], err = marshal(&noGrid); err != nil {
+	if files[publish.LeaderboardPath], err = marshal(&noGrid); err != nil {
 		return nil, err
 	}
-	if files[FileCSV], err = boardCSV(b); err != nil {
+	if files[publish.LeaderboardCSVPath], err = boardCSV(b); err != nil {
 		return nil, err
 	}
-	if files[FileStoresJSON], err = marshal(b); err != nil {
+	if files[publish.LeaderboardStoresPath], err = marshal(b); err != nil {
 		return nil, err
 	}
-	if files[FileStoresCSV], err = gridCSV(b.Stores, b.FixtureStandIn); err != nil {
+	if files[publish.LeaderboardStoresCSVPath], err = gridCSV(b.Stores, b.FixtureStandIn); err != nil {
 		return nil, err
 	}
 	return files, nil

@@ -20,6 +20,7 @@ import (
 	"svc/pipeline/fetch"
 	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // The clock of the world tests: the pipeline run's start.
@@ -313,7 +314,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	// The files.
 	files := filepath.Join(runDir, "out", "files")
 	var onDisk Board
-	b, err := os.ReadFile(filepath.Join(files, filepath.FromSlash(FileJSON)))
+	b, err := os.ReadFile(filepath.Join(files, filepath.FromSlash(publish.LeaderboardPath)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	if onDisk.Stores != nil || len(onDisk.Paths) != len(Paths) {
 		t.Errorf("leaderboard.json: stores %v, %d paths", onDisk.Stores != nil, len(onDisk.Paths))
 	}
-	b, _ = os.ReadFile(filepath.Join(files, filepath.FromSlash(FileStoresJSON)))
+	b, _ = os.ReadFile(filepath.Join(files, filepath.FromSlash(publish.LeaderboardStoresPath)))
 	if err := json.Unmarshal(b, &onDisk); err != nil || len(onDisk.Stores) != svc100.Size {
 		t.Errorf("leaderboard-stores.json: %v, %d rows", err, len(onDisk.Stores))
 	}
@@ -334,10 +335,10 @@ func TestWorldLeaderboard(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSuffix(string(b), "\r\n"), "\r\n")
 	}
-	if rows := csvRows(FileStoresCSV); len(rows) != svc100.Size+1 {
+	if rows := csvRows(publish.LeaderboardStoresCSVPath); len(rows) != svc100.Size+1 {
 		t.Errorf("leaderboard-stores.csv has %d lines", len(rows))
 	}
-	if rows := csvRows(FileCSV); len(rows) != 1+len(Paths)+2 {
+	if rows := csvRows(publish.LeaderboardCSVPath); len(rows) != 1+len(Paths)+2 {
 		t.Errorf("leaderboard.csv has %d lines", len(rows))
 	}
 	for _, name := range FrozenFiles {
@@ -514,7 +515,7 @@ func TestAggregateWithoutRuns(t *testing.T) {
 	if len(b.Stores) != svc100.Size || b.Stores[0].Outcomes["mcp"] != nil {
 		t.Errorf("grid: %d rows", len(b.Stores))
 	}
-	raw, _ := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(FileJSON)))
+	raw, _ := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(publish.LeaderboardPath)))
 	if !bytes.Contains(raw, []byte(`"rate": null`)) || !bytes.Contains(raw, []byte(`"wilson95": null`)) {
 		t.Errorf("unmeasured figures are not null:\n%s", raw)
 	}
