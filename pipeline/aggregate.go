@@ -45,12 +45,6 @@ import (
 // checks, rows are sorted by key and JSON keys are in a fixed order, so the
 // same inputs give the same bytes.
 
-// Paths of the precomputed files under public/ (and out/files/).
-const (
-	AdoptionPath  = "api/agent-checkout/adoption.json"
-	ProtocolsPath = "api/protocols.json"
-)
-
 // StoreTables are the tables aggregate writes, in publishing order.
 // leaderboard_results is written by the leaderboard step.
 var StoreTables = []*datasets.Table{

@@ -18,6 +18,7 @@ import (
 
 	"svc/datasets"
 	"svc/fixtures"
+	"svc/publish"
 )
 
 const testDate = "2026-05-04"
@@ -212,7 +213,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	rows := truthWorldPath(w.world, lowerLane(lane), paths)
 
 	var ad Adoption
-	outJSON(t, dir, filepath.Join(OutFiles, AdoptionPath), &ad)
+	outJSON(t, dir, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	want := truthCounts(rows)
 	want.UCPDirectory = ad.Now.UCPDirectory // the engine's lighter count: checked against checks below
 	if diff := cmp.Diff(want, ad.Now); diff != "" {
@@ -290,7 +291,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 
 	// The protocol matrix.
 	var pm ProtocolMatrix
-	outJSON(t, dir, filepath.Join(OutFiles, ProtocolsPath), &pm)
+	outJSON(t, dir, filepath.Join(OutFiles, publish.ProtocolsPath), &pm)
 	tally := func(f func(truthRow) *bool) (int64, int64) {
 		var k, n int64
 		for _, r := range rows {
@@ -857,8 +858,8 @@ func TestAggregateHistory(t *testing.T) {
 		}
 	}
 	var ad2, ad3 Adoption
-	outJSON(t, d2, filepath.Join(OutFiles, AdoptionPath), &ad2)
-	outJSON(t, d3, filepath.Join(OutFiles, AdoptionPath), &ad3)
+	outJSON(t, d2, filepath.Join(OutFiles, publish.AdoptionPath), &ad2)
+	outJSON(t, d3, filepath.Join(OutFiles, publish.AdoptionPath), &ad3)
 	n := int64(len(rows) - 1)
 	if ad2.Rechecks == nil || *ad2.Rechecks != n || ad3.Rechecks == nil || *ad3.Rechecks != n {
 		t.Errorf("rechecks %v, %v; want %d", ad2.Rechecks, ad3.Rechecks, n)
@@ -908,7 +909,7 @@ func TestAggregateHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	var ad Adoption
-	outJSON(t, d3, filepath.Join(OutFiles, AdoptionPath), &ad)
+	outJSON(t, d3, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	if res.Previous != "" || ad.Rechecks != nil || ad.Changes != nil || len(ad.Series) != 1 || len(outRows(t, d3, datasets.Changes)) != 0 {
 		t.Errorf("--no-history: previous %q, rechecks %v, changes %v, %d series points", res.Previous, ad.Rechecks, ad.Changes, len(ad.Series))
 	}
@@ -1041,7 +1042,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 		}
 	}
 	var ad Adoption
-	outJSON(t, dir, filepath.Join(OutFiles, AdoptionPath), &ad)
+	outJSON(t, dir, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	if ad.Available || !ad.AsOf.Equal(ri.Started) || ad.Now.ValidUCP.Pct != nil {
 		t.Errorf("empty adoption: available %v, asOf %v (want %v), validUcp %s", ad.Available, ad.AsOf, ri.Started, js(ad.Now.ValidUCP))
 	}
@@ -1051,7 +1052,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 		t.Errorf("empty weekly: %s", js(wk))
 	}
 	var pm ProtocolMatrix
-	outJSON(t, dir, filepath.Join(OutFiles, ProtocolsPath), &pm)
+	outJSON(t, dir, filepath.Join(OutFiles, publish.ProtocolsPath), &pm)
 	if pm.Available || pm.Rows[0].Stages.Declare.Evidence != NotMeasured {
 		t.Errorf("empty protocols: %s", js(pm.Rows[0]))
 	}

@@ -667,7 +667,7 @@ func (a *aggregator) figures(ctx context.Context) error {
 		var prevAd struct {
 			Series []SeriesPoint `json:"series"`
 		}
-		if err := readPrevJSON(filepath.Join(a.prevDir, OutFiles, filepath.FromSlash(AdoptionPath)), &prevAd); err != nil {
+		if err := readPrevJSON(filepath.Join(a.prevDir, OutFiles, filepath.FromSlash(publish.AdoptionPath)), &prevAd); err != nil {
 			return err
 		}
 		in.prevSeries = prevAd.Series
@@ -685,8 +685,8 @@ func (a *aggregator) figures(ctx context.Context) error {
 		path string
 		v    any
 	}{
-		{filepath.ToSlash(filepath.Join(OutFiles, AdoptionPath)), buildAdoption(in)},
-		{filepath.ToSlash(filepath.Join(OutFiles, ProtocolsPath)), buildProtocols(in)},
+		{filepath.ToSlash(filepath.Join(OutFiles, publish.AdoptionPath)), buildAdoption(in)},
+		{filepath.ToSlash(filepath.Join(OutFiles, publish.ProtocolsPath)), buildProtocols(in)},
 		{filepath.ToSlash(filepath.Join(OutWeekly, a.run.Date+".json")), buildWeekly(in)},
 	} {
 		b, err := encodeJSON(f.v)

@@ -10,6 +10,7 @@ import (
 
 	"svc/datasets/svc100"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
 )
@@ -89,9 +90,13 @@ func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*leader
 	if err != nil {
 		return nil, err
 	}
-	b, err := leaderboard.Aggregate(runDir, leaderboard.AggregateOptions{
+	var in inbox.Reader
+	if stateDir != "" {
+		in = inbox.DirReader(stateDir)
+	}
+	b, err := leaderboard.Aggregate(ctx, runDir, leaderboard.AggregateOptions{
 		TablesDir: filepath.Join(runDir, OutTables), FilesDir: filepath.Join(runDir, OutFiles),
-		StateDir: stateDir, Date: ri.Date, GeneratedAt: ri.Started,
+		Inbox: in, Date: ri.Date, GeneratedAt: ri.Started,
 	})
 	if err != nil {
 		return nil, fmt.Errorf("run %s: %w", ri.ID, err)

@@ -9,6 +9,7 @@ import (
 
 	"svc/datasets/svc100"
 	"svc/pipeline/leaderboard"
+	"svc/publish"
 )
 
 // TestAggregateLeaderboardRunFolder checks the run-folder wiring: the
@@ -33,8 +34,8 @@ func TestAggregateLeaderboardRunFolder(t *testing.T) {
 	}
 	for _, p := range []string{
 		filepath.Join(OutTables, "leaderboard_results.parquet"),
-		filepath.Join(OutFiles, leaderboard.FileJSON), filepath.Join(OutFiles, leaderboard.FileStoresJSON),
-		filepath.Join(OutFiles, leaderboard.FileCSV), filepath.Join(OutFiles, leaderboard.FileStoresCSV),
+		filepath.Join(OutFiles, publish.LeaderboardPath), filepath.Join(OutFiles, publish.LeaderboardStoresPath),
+		filepath.Join(OutFiles, publish.LeaderboardCSVPath), filepath.Join(OutFiles, publish.LeaderboardStoresCSVPath),
 		filepath.Join(OutFiles, svc100.CSVPath), filepath.Join(OutFiles, svc100.SchemaPath),
 	} {
 		if _, err := os.Stat(filepath.Join(runDir, filepath.FromSlash(p))); err != nil {

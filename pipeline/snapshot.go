@@ -15,8 +15,8 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/check"
+	"svc/pipeline/pages"
 	"svc/publish"
-	"svc/publish/pages"
 )
 
 // MethodVersion is the version of the whole measuring method published in

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"svc/publish/pages"
+	"svc/pipeline/pages"
 )
 
 // TestSnapshotPublishesPages: a snapshot publishes the pages beside the

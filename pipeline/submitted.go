@@ -1,55 +1,36 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
 
-	"svc/serve/state"
+	"svc/pipeline/inbox"
 )
 
 // Stores added through POST /api/stores/submit reach the directory this way:
 // the server validates each host (live HTTPS, not parked, not redirecting to
 // another brand, not already listed) and appends the accepted ones to the
-// state log as one StoreSubmissionRecordType record per request, fsync'd
-// before it answers. The next crawl reads them back with MergeSubmitted:
-// they are checked like every other store (UCP, WebMCP, MCP, policies,
-// product data, over plain HTTP, no model calls) and join the dataset with
+// inbox as one inbox.TypeStoreSubmission record per request, durable before
+// it answers. The next crawl reads them back with MergeSubmitted: they are
+// checked like every other store (UCP, WebMCP, MCP, policies, product data,
+// over plain HTTP, no model calls) and join the dataset with
 // source=submitted.
-
-// StoreSubmissionRecordType is the state-log record type of the hosts one
-// store submission accepted.
-const StoreSubmissionRecordType = "store_submission"
 
 // SourceSubmitted is the directory source of a store added by submission.
 const SourceSubmitted = "submitted"
 
-// StoreSubmissionRecord is the data of a StoreSubmissionRecordType record.
-// It holds nothing about the caller: no address, no key.
-type StoreSubmissionRecord struct {
-	Hosts []SubmittedHost `json:"hosts"`
-}
-
-// SubmittedHost is one accepted host and the category it was submitted
-// under ("" when none was given).
-type SubmittedHost struct {
-	Host     string `json:"host"`
-	Category string `json:"category,omitempty"`
-}
-
 // ReadSubmittedStores returns the stores accepted by submission in the
-// state log under stateDir (DIR/state) whose record time is not after until
-// (zero: no bound), oldest first, each host once (its first submission
-// wins), with Source "submitted". A host that no longer passes
-// NormalizeHost is skipped. A missing log is no stores.
-func ReadSubmittedStores(stateDir string, until time.Time) ([]Store, error) {
+// inbox whose record time is not after until (zero: no bound), oldest
+// first, each host once (its first submission wins), with Source
+// "submitted". A host that no longer passes NormalizeHost is skipped. An
+// empty inbox is no stores.
+func ReadSubmittedStores(ctx context.Context, in inbox.Reader, until time.Time) ([]Store, error) {
 	seen := map[string]bool{}
 	var out []Store
-	err := state.Replay(stateDir, func(rec state.Record) error {
-		if rec.Type != StoreSubmissionRecordType || (!until.IsZero() && rec.Time.After(until)) {
-			return nil
-		}
-		var sr StoreSubmissionRecord
+	err := in.Records(ctx, inbox.TypeStoreSubmission, until, func(rec inbox.Record) error {
+		var sr inbox.StoreSubmission
 		if json.Unmarshal(rec.Data, &sr) != nil {
 			return nil // a record this version cannot read is not a store
 		}
@@ -64,7 +45,7 @@ func ReadSubmittedStores(stateDir string, until time.Time) ([]Store, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read submitted stores %s: %w", stateDir, err)
+		return nil, fmt.Errorf("read submitted stores: %w", err)
 	}
 	return out, nil
 }
@@ -74,8 +55,8 @@ func ReadSubmittedStores(stateDir string, until time.Time) ([]Store, error) {
 // ReadSubmittedStores) that the CSV does not list. The CSV wins: a host in
 // both keeps its CSV row and source. added is how many submitted stores
 // joined.
-func MergeSubmitted(stores []Store, stateDir string, until time.Time) (merged []Store, added int, err error) {
-	subs, err := ReadSubmittedStores(stateDir, until)
+func MergeSubmitted(ctx context.Context, stores []Store, in inbox.Reader, until time.Time) (merged []Store, added int, err error) {
+	subs, err := ReadSubmittedStores(ctx, in, until)
 	if err != nil {
 		return nil, 0, err
 	}

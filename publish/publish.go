@@ -84,11 +84,6 @@ const (
 	AttributionFile = "ATTRIBUTION.txt"
 	manifestFile    = "manifest.json"
 	packageFile     = "datapackage.json"
-	// WeeklyDir holds the frozen weekly editions, one per post date.
-	WeeklyDir = "api/weekly/agent-checkout"
-	// WeeklyLatest is the newest weekly edition, rewritten when a newer
-	// edition is published.
-	WeeklyLatest = "api/weekly/agent-checkout.json"
 )
 
 const (

@@ -15,8 +15,8 @@ import (
 	"strings"
 	"time"
 
+	"svc/pipeline/pages"
 	"svc/publish"
-	"svc/publish/pages"
 )
 
 // A file is one precomputed answer held in memory with its ETag: the

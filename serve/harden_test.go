@@ -24,7 +24,9 @@ import (
 
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // post sends a JSON body and returns the status and body.
@@ -200,7 +202,7 @@ func TestLiveCheckSavesOnlyPublicStores(t *testing.T) {
 			t.Errorf("live check of %s: %d %.300s, want 400 saying %q", tc.url, resp.StatusCode, body, tc.want)
 		}
 	}
-	if stateHolds(t, dir, `"`+RecordCheck+`"`) {
+	if stateHolds(t, dir, `"`+inbox.TypeCheck+`"`) {
 		t.Error("a refused live check was saved")
 	}
 	// The default port spelled out is the store itself: checked and saved
@@ -544,7 +546,7 @@ func TestPrecomputedFilesServedAsFiles(t *testing.T) {
 	}
 	adoption := `{"asOf":"2026-11-16T03:04:05Z","series":[` + strings.Join(series, ",") + `]}`
 	protocols := `{"rows":[` + strings.Join(series, ",") + `]}`
-	writeTree(t, dir, "2026-11-16", map[string]string{fileAdoption: adoption, fileProtocols: protocols})
+	writeTree(t, dir, "2026-11-16", map[string]string{publish.AdoptionPath: adoption, publish.ProtocolsPath: protocols})
 	ts := newTestServer(t, Config{DataDir: dir})
 	h := ts.Handler()
 	allocs := func(path string) float64 {

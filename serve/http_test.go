@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -10,7 +11,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"svc/serve/state"
+	"svc/pipeline/inbox"
 )
 
 func TestAdaptErrorBody(t *testing.T) {
@@ -76,7 +77,7 @@ func TestLimiterDailyAndRestart(t *testing.T) {
 	dir := t.TempDir()
 	now := time.Date(2026, 11, 21, 10, 0, 0, 0, time.UTC)
 	clock := func() time.Time { return now }
-	log, err := state.Open(dir)
+	log, err := inbox.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,10 +97,10 @@ func TestLimiterDailyAndRestart(t *testing.T) {
 	log.Close()
 
 	// A restart replays the counters.
-	log2, _ := state.Open(dir)
+	log2, _ := inbox.Open(dir)
 	defer log2.Close()
 	l2 := newLimiter(log2, clock)
-	state.Replay(dir, func(r state.Record) error { l2.replay(r); return nil })
+	inbox.DirReader(dir).Replay(context.Background(), func(r inbox.Record) error { l2.replay(r); return nil })
 	if err := l2.take("net-a", 1, q); !errors.Is(err, ErrLimited) {
 		t.Errorf("after restart: %v, want limited", err)
 	}

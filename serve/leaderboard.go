@@ -6,10 +6,11 @@ import (
 	"sync"
 	"time"
 
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
-	"svc/publish/pages"
+	"svc/pipeline/pages"
+	"svc/publish"
 	"svc/serve/readlayer"
-	"svc/serve/state"
 )
 
 // The leaderboard as served (spec 2.10, 3): the snapshot's board, with
@@ -18,9 +19,6 @@ import (
 // state log (replayed at start, appended on each 201), so a restart lists
 // them again; a run the snapshot already lists (by id) is never listed
 // twice, and the next snapshot lists the runs it read from the same log.
-
-// Published paths the live runs change, beside those of static.go.
-const fileLeaderboardGridCSV = "api/leaderboard-stores.csv"
 
 // liveRuns are the outside runs this server's state log accepted.
 type liveRuns struct {
@@ -67,11 +65,11 @@ func (l *liveRuns) add(row leaderboard.SubmissionRow) {
 // replay lists the run of a leaderboard record of the state log, read
 // back as the pipeline reads it (leaderboard.ReplaySubmissions): a body
 // that no longer parses is not listed.
-func (l *liveRuns) replay(rec state.Record) {
-	if rec.Type != leaderboard.SubmissionRecordType {
+func (l *liveRuns) replay(rec inbox.Record) {
+	if rec.Type != inbox.TypeLeaderboardSubmission {
 		return
 	}
-	var sr leaderboard.SubmissionRecord
+	var sr inbox.LeaderboardSubmission
 	if json.Unmarshal(rec.Data, &sr) != nil {
 		return
 	}
@@ -90,7 +88,7 @@ func (l *liveRuns) replay(rec state.Record) {
 // isBoardFile reports whether name is one of the leaderboard's answers.
 func isBoardFile(name string) bool {
 	switch name {
-	case fileLeaderboard, fileLeaderboardGrd, fileLeaderboardCSV, fileLeaderboardGridCSV, pages.LeaderboardFile:
+	case publish.LeaderboardPath, publish.LeaderboardStoresPath, publish.LeaderboardCSVPath, publish.LeaderboardStoresCSVPath, pages.LeaderboardFile:
 		return true
 	}
 	return false
@@ -117,7 +115,7 @@ func (s *Server) baseBoard(snap *snapshot) *leaderboard.Board {
 		return l.base.board
 	}
 	l.base = &baseBoard{version: snap.version}
-	published := snap.files[fileLeaderboardGrd]
+	published := snap.files[publish.LeaderboardStoresPath]
 	if published == nil {
 		return nil
 	}

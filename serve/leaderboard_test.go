@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -15,8 +16,10 @@ import (
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
-	"svc/publish/pages"
+	"svc/pipeline/pages"
+	"svc/publish"
 )
 
 // openapiSchema compiles one component schema of serve/openapi.json.
@@ -224,9 +227,9 @@ func TestLeaderboardListsRunsAtOnce(t *testing.T) {
 	// The next snapshot reads the same state log: its leaderboard lists the
 	// run, and the server lists it once, from the snapshot.
 	runDir := t.TempDir()
-	board, err := leaderboard.Aggregate(runDir, leaderboard.AggregateOptions{
+	board, err := leaderboard.Aggregate(context.Background(), runDir, leaderboard.AggregateOptions{
 		TablesDir: filepath.Join(runDir, "tables"), FilesDir: filepath.Join(runDir, "files"),
-		StateDir: filepath.Join(dir, "state"), Date: "2026-11-30", GeneratedAt: time.Now().UTC(),
+		Inbox: inbox.DirReader(filepath.Join(dir, "state")), Date: "2026-11-30", GeneratedAt: time.Now().UTC(),
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -238,7 +241,7 @@ func TestLeaderboardListsRunsAtOnce(t *testing.T) {
 	if err := copyTree(filepath.Join(dir, "public", "data", f.version), filepath.Join(dir, "public", "data", next)); err != nil {
 		t.Fatal(err)
 	}
-	for _, name := range []string{fileLeaderboard, fileLeaderboardGrd, fileLeaderboardCSV, fileLeaderboardGridCSV} {
+	for _, name := range []string{publish.LeaderboardPath, publish.LeaderboardStoresPath, publish.LeaderboardCSVPath, publish.LeaderboardStoresCSVPath} {
 		b, err := os.ReadFile(filepath.Join(runDir, "files", filepath.FromSlash(name)))
 		if err != nil {
 			t.Fatal(err)
@@ -259,7 +262,7 @@ func TestLeaderboardListsRunsAtOnce(t *testing.T) {
 	if runs := unverifiedRuns(t, body); resp.StatusCode != 200 || len(runs) != 1 || runs[0].ID != id || !runs[0].InDataset {
 		t.Errorf("after the next snapshot: %+v", runs)
 	}
-	published, _ := os.ReadFile(filepath.Join(runDir, "files", filepath.FromSlash(fileLeaderboard)))
+	published, _ := os.ReadFile(filepath.Join(runDir, "files", filepath.FromSlash(publish.LeaderboardPath)))
 	if body != string(published) {
 		t.Error("with every run in the snapshot, the server does not serve the snapshot's file as is")
 	}
@@ -276,7 +279,7 @@ func TestLeaderboardPageRenderedAsPublished(t *testing.T) {
 	f := sharedReadFixture(t)
 	ts := f.newServer(t, Config{})
 	var board leaderboard.Board
-	if err := json.Unmarshal(f.public[fileLeaderboardGrd].data, &board); err != nil {
+	if err := json.Unmarshal(f.public[publish.LeaderboardStoresPath].data, &board); err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer

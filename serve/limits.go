@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"sync"
@@ -8,7 +9,7 @@ import (
 
 	"golang.org/x/time/rate"
 
-	"svc/serve/state"
+	"svc/pipeline/inbox"
 )
 
 // A quota is one limit of spec section 8: at most Max uses per caller (or
@@ -36,21 +37,11 @@ var (
 	quotaReports       = quota{"checkout_reports", 100, false}
 )
 
-// countRecord is the state-log form of one use of a quota.
-type countRecord struct {
-	Key   string `json:"key"` // HMAC of the client network, or "site"
-	Quota string `json:"quota"`
-	Day   string `json:"day"`
-	N     int    `json:"n"`
-}
-
-const recCount = "count"
-
 // limiter keeps the daily counters (replayed from the state log, so a
 // restart loses none) and the per-minute token buckets (per instance, as the
 // spec allows).
 type limiter struct {
-	log *state.Log
+	log inbox.Inbox
 	now func() time.Time
 
 	mu     sync.Mutex
@@ -60,16 +51,16 @@ type limiter struct {
 	minute   map[string]*rate.Limiter // key|name -> bucket
 }
 
-func newLimiter(log *state.Log, now func() time.Time) *limiter {
+func newLimiter(log inbox.Inbox, now func() time.Time) *limiter {
 	return &limiter{log: log, now: now, counts: map[string]int{}, minute: map[string]*rate.Limiter{}}
 }
 
 // replay folds one state-log record into the counters.
-func (l *limiter) replay(rec state.Record) {
-	if rec.Type != recCount {
+func (l *limiter) replay(rec inbox.Record) {
+	if rec.Type != inbox.TypeCount {
 		return
 	}
-	var c countRecord
+	var c inbox.Count
 	if json.Unmarshal(rec.Data, &c) == nil && c.Day == l.day() {
 		l.counts[c.Key+"|"+c.Quota+"|"+c.Day] += c.N
 	}
@@ -99,7 +90,7 @@ func (l *limiter) take(caller string, n int, qs ...quota) error {
 		l.counts[key+"|"+q.Name+"|"+day] += n
 		if l.log != nil {
 			// Written without fsync: it survives a killed process.
-			_ = l.log.Note(recCount, l.now(), countRecord{Key: key, Quota: q.Name, Day: day, N: n})
+			_ = l.log.Note(context.Background(), inbox.TypeCount, l.now(), inbox.Count{Key: key, Quota: q.Name, Day: day, N: n})
 		}
 	}
 	return nil
@@ -123,7 +114,7 @@ func (l *limiter) takeUpTo(caller string, n int, qs ...quota) int {
 		key := l.keyFor(caller, q)
 		l.counts[key+"|"+q.Name+"|"+day] += n
 		if l.log != nil {
-			_ = l.log.Note(recCount, l.now(), countRecord{Key: key, Quota: q.Name, Day: day, N: n})
+			_ = l.log.Note(context.Background(), inbox.TypeCount, l.now(), inbox.Count{Key: key, Quota: q.Name, Day: day, N: n})
 		}
 	}
 	return n

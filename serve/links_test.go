@@ -13,6 +13,7 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline/check"
+	"svc/pipeline/inbox"
 )
 
 // testBase is the base URL the link tests give the server: every link it
@@ -84,7 +85,7 @@ func TestEmittedLinksResolve(t *testing.T) {
 	// A host the snapshot does not have, known only by a live check.
 	outside := "outside.test"
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	appendState(t, dir, stateRec{RecordCheck, now, &check.Result{URL: "https://" + outside + "/", Host: outside,
+	appendState(t, dir, stateRec{inbox.TypeCheck, now, &check.Result{URL: "https://" + outside + "/", Host: outside,
 		CatalogAnswered: ptrTo(true), ProductFound: ptrTo(true), CartLink: ptrTo(true), UCPProfile: check.UCPProfile{Status: "valid"},
 		Platform: ptrTo("shopify"), Reachability: check.Reachability{Reachable: ptrTo(true), HTTPStatus: 200},
 		BlockStatus: check.BlockStatus{Blocked: ptrTo(false)}, CheckedAt: now, MethodVersion: "check/1"}})

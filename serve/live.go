@@ -12,15 +12,11 @@ import (
 
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
-	"svc/serve/state"
+	"svc/pipeline/inbox"
 )
 
 // CheckTTL is how long a live check is served from the per-host cache.
 const CheckTTL = 24 * time.Hour
-
-// RecordCheck is the state-log type of a fresh live check. The pipeline
-// reads these records to bring fresh checks into the next snapshot.
-const RecordCheck = "check"
 
 // checkCache holds the newest live check of each host; it is rebuilt from
 // the state log at start, so a restart loses no entry.
@@ -31,8 +27,8 @@ type checkCache struct {
 
 func newCheckCache() *checkCache { return &checkCache{m: map[string]*check.Result{}} }
 
-func (c *checkCache) replay(rec state.Record, now time.Time) {
-	if rec.Type != RecordCheck {
+func (c *checkCache) replay(rec inbox.Record, now time.Time) {
+	if rec.Type != inbox.TypeCheck {
 		return
 	}
 	var r check.Result
@@ -123,7 +119,7 @@ func (s *Server) CanAgentCheckout(ctx context.Context, caller, rawURL string) (*
 		}
 		return nil, fail(ErrUnavailable, "the check could not run; try again later")
 	}
-	if err := s.state.Append(RecordCheck, res.CheckedAt, res); err != nil {
+	if err := s.state.Append(context.WithoutCancel(ctx), inbox.TypeCheck, res.CheckedAt, res); err != nil {
 		s.log.Error("save live check", "error", err)
 		return nil, fail(ErrUnavailable, "the check ran but could not be saved; try again later")
 	}

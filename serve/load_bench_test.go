@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"svc/publish"
 )
 
 // loadDuration is how long each load case runs: SVC_LOAD_SECONDS, default
@@ -70,7 +72,7 @@ func loadRun(tb testing.TB, url string, workers int, d time.Duration) float64 {
 func BenchmarkPrecomputedVsFileServer(b *testing.B) {
 	dir := b.TempDir()
 	body := `{"rows":[` + strings.Repeat(`{"id":"ucp","stages":[{"id":"declare","percentage":12.5}]},`, 40) + `{}]}`
-	writeTree(b, dir, "2026-11-16", map[string]string{fileProtocols: body, fileAdoption: `{"asOf":"2026-11-16T00:00:00Z"}`})
+	writeTree(b, dir, "2026-11-16", map[string]string{publish.ProtocolsPath: body, publish.AdoptionPath: `{"asOf":"2026-11-16T00:00:00Z"}`})
 	s, err := New(Config{DataDir: dir})
 	if err != nil {
 		b.Fatal(err)
@@ -83,7 +85,7 @@ func BenchmarkPrecomputedVsFileServer(b *testing.B) {
 	d := loadDuration()
 	const workers = 16
 	for b.Loop() {
-		fs := loadRun(b, bare.URL+"/"+fileProtocols, workers, d)
+		fs := loadRun(b, bare.URL+"/"+publish.ProtocolsPath, workers, d)
 		svc := loadRun(b, ours.URL+"/api/protocols", workers, d)
 		fmt.Printf("precomputed reads over loopback, %d workers, %s each: svc %.0f req/s, bare http.FileServer %.0f req/s, ratio %.2f (target >= 0.9)\n",
 			workers, d, svc, fs, svc/fs)

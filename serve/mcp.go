@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"svc/publish"
 )
 
 // The MCP server at POST /api/ask (spec 4.3): the official Go SDK over
@@ -147,9 +149,9 @@ var mcpTools = []mcpTool{
 		"Cart success over the fixed SVC-100 v1 test set (100 stores, stopped before payment) per agent path: browser shoppers A-E, the UCP path and the storefront MCP path, with n, dates, evidence labels and Wilson 95% intervals; unverified outside submissions listed apart as self-reported. include_stores adds the 100-store grid." + savedOnly,
 		obj(map[string]any{"include_stores": map[string]any{"type": "boolean", "description": "Include the per-store grid of 100 rows."}}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			name := fileLeaderboard
+			name := publish.LeaderboardPath
 			if b, _ := a["include_stores"].(bool); b {
-				name = fileLeaderboardGrd
+				name = publish.LeaderboardStoresPath
 			}
 			return s.savedJSON(name)
 		}},
@@ -157,7 +159,7 @@ var mcpTools = []mcpTool{
 		"Adoption of agent-commerce protocols (ucp, acp, pap, webmcp, mcp, payments) across the stages declare, validate, answer and transact, each with a percentage and an evidence label (Measured, Inferred, Not measured; not measured is null, never 0). Give protocol for one row." + savedOnly,
 		obj(map[string]any{"protocol": map[string]any{"type": "string", "enum": []string{"ucp", "acp", "pap", "webmcp", "mcp", "payments"}, "description": "One protocol's row."}}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			data, err := s.savedJSON(fileProtocols)
+			data, err := s.savedJSON(publish.ProtocolsPath)
 			if err != nil || argStr(a, "protocol") == "" {
 				return data, err
 			}
@@ -167,7 +169,7 @@ var mcpTools = []mcpTool{
 		"Adoption counts across the directory (a curated sample): valid UCP profiles, agent catalogs, storefront WebMCP, Checkout WebMCP (measured platform denominator; unknown and not checked kept apart), checkout links; by category and platform, with the series and asOf." + savedOnly,
 		obj(map[string]any{}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.savedJSON(fileAdoption)
+			return s.savedJSON(publish.AdoptionPath)
 		}},
 	{"dataset_info",
 		"The dataset manifest: versioned immutable download URLs, latest/ aliases (CSV and Parquet), row counts, sha256 of every file, method version and licence (CC-BY-4.0). The first file to use is store_answers (one plain answer per store).",

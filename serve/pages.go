@@ -11,12 +11,13 @@ import (
 	"strings"
 
 	"svc/pipeline/check"
+	"svc/pipeline/pages"
 	"svc/pipeline/ucp"
-	"svc/publish/pages"
+	"svc/publish"
 	"svc/serve/readlayer"
 )
 
-// The pages for people (package publish/pages). The snapshot stage
+// The pages for people (package pipeline/pages). The snapshot stage
 // publishes them as static HTML, and the server maps their URLs to the
 // files, but for the pages it renders: the store pages (one per store,
 // from the snapshot's saved card, cached like a file), a store page whose
@@ -169,7 +170,7 @@ func (s *Server) weeklyFile(w http.ResponseWriter, r *http.Request) error {
 		}
 		return s.weeklyEdition(w, r)
 	}
-	f := s.current().files[dirWeekly+ed]
+	f := s.current().files[publish.WeeklyDir+"/"+ed]
 	if f == nil {
 		return fail(ErrNotFound, "no weekly chart was posted on %s", ed[:10])
 	}

@@ -13,7 +13,9 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline/check"
-	"svc/publish/pages"
+	"svc/pipeline/inbox"
+	"svc/pipeline/pages"
+	"svc/publish"
 )
 
 // noRedirect is a client that shows redirects instead of following them.
@@ -38,19 +40,19 @@ func TestPageRoutes(t *testing.T) {
 	dir := t.TempDir()
 	page := func(title string) string { return "<!doctype html><h1>" + title + "</h1>" }
 	writeTree(t, dir, "2026-11-16", map[string]string{
-		pages.HomeFile:                       page("home"),
-		pages.DirectoryFile:                  page("directory"),
-		"directory/footwear/index.html":      page("footwear"),
-		"directory/ATTRIBUTION.txt":          "CC-BY-4.0",
-		pages.WeeklyFile:                     page("weekly"),
-		"weekly/2026-11-16/index.html":       page("edition"),
-		pages.DatasetsFile:                   page("datasets"),
-		pages.ValidateFile:                   page("validate form"),
-		pages.LeaderboardFile:                page("leaderboard"),
-		dirWeekly + "2026-11-16.json":        `{"date":"2026-11-16"}`,
-		pages.WeeklySVGFile("2026-11-16"):    `<svg xmlns="http://www.w3.org/2000/svg"/>`,
-		"assets/ATTRIBUTION.txt":             "CC-BY-4.0",
-		pages.StoresDir + "/ATTRIBUTION.txt": "CC-BY-4.0",
+		pages.HomeFile:                         page("home"),
+		pages.DirectoryFile:                    page("directory"),
+		"directory/footwear/index.html":        page("footwear"),
+		"directory/ATTRIBUTION.txt":            "CC-BY-4.0",
+		pages.WeeklyFile:                       page("weekly"),
+		"weekly/2026-11-16/index.html":         page("edition"),
+		pages.DatasetsFile:                     page("datasets"),
+		pages.ValidateFile:                     page("validate form"),
+		pages.LeaderboardFile:                  page("leaderboard"),
+		publish.WeeklyDir + "/2026-11-16.json": `{"date":"2026-11-16"}`,
+		pages.WeeklySVGFile("2026-11-16"):      `<svg xmlns="http://www.w3.org/2000/svg"/>`,
+		"assets/ATTRIBUTION.txt":               "CC-BY-4.0",
+		pages.StoresDir + "/ATTRIBUTION.txt":   "CC-BY-4.0",
 	})
 	ts := newTestServer(t, Config{DataDir: dir})
 	cases := []struct {
@@ -191,7 +193,7 @@ func TestStorePages(t *testing.T) {
 	f.writeTreeTo(t, dir)
 	liveStore := f.store(t, "returns a checkout link", func(s *fixtures.Store) bool { return isTrue(s.Expect.CartLink) && s.Source == "seed" })
 	now := time.Now().UTC().Truncate(time.Microsecond)
-	appendState(t, dir, stateRec{RecordCheck, now, &check.Result{URL: "https://" + liveStore.Host + "/", Host: liveStore.Host,
+	appendState(t, dir, stateRec{inbox.TypeCheck, now, &check.Result{URL: "https://" + liveStore.Host + "/", Host: liveStore.Host,
 		CatalogAnswered: ptrTo(true), ProductFound: ptrTo(true), CartLink: ptrTo(false), UCPProfile: check.UCPProfile{Status: "valid"},
 		WebMCP: ptrTo(false), Platform: ptrTo("shopify"), BlockStatus: check.BlockStatus{Blocked: ptrTo(false)},
 		Reachability: check.Reachability{Reachable: ptrTo(true), HTTPStatus: 200}, CheckoutWebMCP: check.CheckoutWebMCP{Status: "inferred"},

@@ -12,6 +12,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/serve/readlayer"
 )
 
@@ -421,7 +422,7 @@ func (s *Server) countPrecheck(host string) {
 	}
 	// Note, not Append: a row survives the process being killed without an
 	// fsync per request; the row holds no address or user agent.
-	if err := s.state.Note(RecordPrecheckRow, s.now(), precheckRow{Host: host, Day: day}); err != nil {
+	if err := s.state.Note(context.Background(), inbox.TypePrecheckRow, s.now(), inbox.PrecheckRow{Host: host, Day: day}); err != nil {
 		s.log.Error("save precheck row", "error", err)
 		return
 	}

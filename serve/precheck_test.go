@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"svc/fixtures"
-	"svc/pipeline"
 	"svc/pipeline/check"
+	"svc/pipeline/inbox"
 )
 
 // precheckKeys are the fields of spec 2.2 every answer has.
@@ -176,8 +176,8 @@ func TestPrecheckUnknownHostFallback(t *testing.T) {
 	known := f.store(t, "returns a checkout link", func(s *fixtures.Store) bool { return isTrue(s.Expect.CartLink) && s.Source == "seed" })
 	later := time.Now().UTC().Truncate(time.Microsecond)
 	appendState(t, dir,
-		stateRec{pipeline.StoreSubmissionRecordType, submitted, pipeline.StoreSubmissionRecord{Hosts: []pipeline.SubmittedHost{{Host: "newshop.test"}}}},
-		stateRec{pipeline.StoreSubmissionRecordType, later, pipeline.StoreSubmissionRecord{Hosts: []pipeline.SubmittedHost{{Host: known.Host}}}},
+		stateRec{inbox.TypeStoreSubmission, submitted, inbox.StoreSubmission{Hosts: []inbox.SubmittedHost{{Host: "newshop.test"}}}},
+		stateRec{inbox.TypeStoreSubmission, later, inbox.StoreSubmission{Hosts: []inbox.SubmittedHost{{Host: known.Host}}}},
 	)
 	ts := f.newServer(t, Config{DataDir: dir})
 
@@ -261,9 +261,9 @@ func TestPrecheckLiveCheckIsNewerEvidence(t *testing.T) {
 			CheckedAt: at, MethodVersion: "check/1"}
 	}
 	appendState(t, dir,
-		stateRec{RecordCheck, now, live(cartStore.Host, now, false)},
-		stateRec{RecordCheck, f.crawled.Add(-time.Hour), live(older.Host, f.crawled.Add(-time.Hour), false)},
-		stateRec{RecordCheck, now, live("outside.test", now, true)},
+		stateRec{inbox.TypeCheck, now, live(cartStore.Host, now, false)},
+		stateRec{inbox.TypeCheck, f.crawled.Add(-time.Hour), live(older.Host, f.crawled.Add(-time.Hour), false)},
+		stateRec{inbox.TypeCheck, now, live("outside.test", now, true)},
 	)
 	ts := f.newServer(t, Config{DataDir: dir})
 	var card StoreCard

@@ -17,8 +17,8 @@ import (
 	"svc/pipeline"
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
-	"svc/serve/state"
 )
 
 // The saved-data read tests serve a real snapshot: the fixture world
@@ -235,13 +235,13 @@ func isFalse(b *bool) bool { return b != nil && !*b }
 // server opens it.
 func appendState(t *testing.T, dataDir string, recs ...stateRec) {
 	t.Helper()
-	l, err := state.Open(filepath.Join(dataDir, "state"))
+	l, err := inbox.Open(filepath.Join(dataDir, "state"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer l.Close()
 	for _, r := range recs {
-		if err := l.Append(r.typ, r.at, r.data); err != nil {
+		if err := l.Append(context.Background(), r.typ, r.at, r.data); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -6,10 +6,9 @@ import (
 	"sync"
 	"time"
 
-	"svc/pipeline"
 	"svc/pipeline/check"
+	"svc/pipeline/inbox"
 	"svc/serve/readlayer"
-	"svc/serve/state"
 )
 
 // readState is what the saved-data reads keep from the state log, rebuilt
@@ -49,37 +48,28 @@ type liveEntry struct {
 // snapshot row replaces it.
 const historyTTL = 30 * 24 * time.Hour
 
-// RecordPrecheckRow is the state-log type of one row of the daily per-host
-// precheck table: a host and a UTC day, nothing about the caller.
-const RecordPrecheckRow = "precheck_row"
-
-type precheckRow struct {
-	Host string `json:"host"`
-	Day  string `json:"day"`
-}
-
 func newReadState() *readState {
 	return &readState{history: map[string]liveEntry{}, reachable: map[string]time.Time{},
 		seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
 }
 
-func (rs *readState) replay(rec state.Record, now time.Time) {
+func (rs *readState) replay(rec inbox.Record, now time.Time) {
 	switch rec.Type {
-	case RecordCheck:
+	case inbox.TypeCheck:
 		var r check.Result
 		if json.Unmarshal(rec.Data, &r) == nil && r.Host != "" && now.Sub(r.CheckedAt) < historyTTL {
 			rs.addLive(&r)
 		}
-	case pipeline.StoreSubmissionRecordType:
-		var sr pipeline.StoreSubmissionRecord
+	case inbox.TypeStoreSubmission:
+		var sr inbox.StoreSubmission
 		if json.Unmarshal(rec.Data, &sr) != nil {
 			return
 		}
 		for _, h := range sr.Hosts {
 			rs.noteReachable(h.Host, rec.Time)
 		}
-	case RecordPrecheckRow:
-		var pr precheckRow
+	case inbox.TypePrecheckRow:
+		var pr inbox.PrecheckRow
 		if json.Unmarshal(rec.Data, &pr) == nil && pr.Host != "" && pr.Day != "" {
 			rs.statsMu.Lock()
 			rs.addRow(pr.Host, pr.Day)

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"io"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 )
 
 // reportCheckout (POST /api/agent-checkout/report) records one checkout attempt
@@ -18,10 +20,8 @@ import (
 // saved to the state log for the pipeline; they never change a score.
 
 const (
-	reportPath = "/api/agent-checkout/report"
-	// RecordCheckoutReport is the state-log type of one report.
-	RecordCheckoutReport = "checkout_report"
-	maxReportBody        = 8 << 10
+	reportPath    = "/api/agent-checkout/report"
+	maxReportBody = 8 << 10
 )
 
 // reportOutcomes are the run result outcomes of spec 3.
@@ -84,7 +84,7 @@ func (s *Server) reportCheckout(w http.ResponseWriter, r *http.Request) error {
 	}
 	rep := CheckoutReport{Host: strings.TrimSuffix(strings.ToLower(u.Hostname()), "."), Outcome: in.Outcome,
 		Agent: in.Agent, At: s.now().UTC()}
-	if err := s.state.Append(RecordCheckoutReport, rep.At, rep); err != nil {
+	if err := s.state.Append(context.WithoutCancel(r.Context()), inbox.TypeCheckoutReport, rep.At, rep); err != nil {
 		s.log.Error("save checkout report", "error", err)
 		return fail(ErrUnavailable, "the report could not be saved; try again later")
 	}

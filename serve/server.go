@@ -22,9 +22,9 @@ import (
 
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
 	"svc/serve/readlayer"
-	"svc/serve/state"
 )
 
 // Config configures a Server.
@@ -66,7 +66,7 @@ type Server struct {
 	log    *slog.Logger
 	now    func() time.Time
 	public string
-	state  *state.Log
+	state  inbox.Inbox
 	limits *limiter
 	cache  *checkCache
 	subs   *submissions // store and leaderboard submissions (submit*.go)
@@ -121,7 +121,7 @@ func New(cfg Config) (*Server, error) {
 		cfg.Reload = 2 * time.Second
 	}
 	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
-	st, err := state.Open(filepath.Join(cfg.DataDir, "state"))
+	st, err := inbox.Open(filepath.Join(cfg.DataDir, "state"))
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func New(cfg Config) (*Server, error) {
 		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
 		llm: &llmCache{m: map[string]cachedRead{}},
 	}
-	if err := state.Replay(filepath.Join(cfg.DataDir, "state"), s.replay); err != nil {
+	if err := st.Replay(context.Background(), s.replay); err != nil {
 		st.Close()
 		logs.close()
 		return nil, fmt.Errorf("replay state: %w", err)
@@ -149,7 +149,7 @@ func New(cfg Config) (*Server, error) {
 }
 
 // replay folds one state-log record into the in-memory state.
-func (s *Server) replay(rec state.Record) error {
+func (s *Server) replay(rec inbox.Record) error {
 	s.limits.replay(rec)
 	s.cache.replay(rec, s.now())
 	s.subs.replay(rec)

@@ -19,6 +19,7 @@ import (
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // writeTree writes a minimal published tree: one version with a manifest,
@@ -98,14 +99,14 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 	dir := t.TempDir()
 	weekly := `{"schema":"svc-weekly-agent-checkout/1","date":"2026-11-16"}`
 	writeTree(t, dir, "2026-11-16", map[string]string{
-		fileAdoption:                  `{"asOf":"2026-11-16T03:04:05Z","available":true}`,
-		fileProtocols:                 `{"rows":[]}`,
-		fileLeaderboard:               `{"paths":[]}`,
-		fileLeaderboardGrd:            `{"stores":[]}`,
-		fileLeaderboardCSV:            "path,n\n",
-		fileLeaderboardGridCSV:        "id,host\n",
-		fileWeeklyLatest:              weekly,
-		dirWeekly + "2026-11-16.json": weekly,
+		publish.AdoptionPath:                   `{"asOf":"2026-11-16T03:04:05Z","available":true}`,
+		publish.ProtocolsPath:                  `{"rows":[]}`,
+		publish.LeaderboardPath:                `{"paths":[]}`,
+		publish.LeaderboardStoresPath:          `{"stores":[]}`,
+		publish.LeaderboardCSVPath:             "path,n\n",
+		publish.LeaderboardStoresCSVPath:       "id,host\n",
+		publish.WeeklyLatest:                   weekly,
+		publish.WeeklyDir + "/2026-11-16.json": weekly,
 	})
 	ts := newTestServer(t, Config{DataDir: dir})
 
@@ -154,18 +155,18 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 	// The precomputed files also answer at their own paths under /api/,
 	// the addresses the manifest lists, with the endpoint's headers.
 	for path, want := range map[string]string{
-		"/" + fileProtocols:                 "public, max-age=300",
-		"/" + fileLeaderboardCSV:            "public, max-age=300",
-		"/" + fileAdoption:                  "public, max-age=300",
-		"/" + dirWeekly + "2026-11-16.json": cacheImmutable,
-		"/api/weekly/agent-checkout.json":   cacheWeeklyLatest,
+		"/" + publish.ProtocolsPath:                  "public, max-age=300",
+		"/" + publish.LeaderboardCSVPath:             "public, max-age=300",
+		"/" + publish.AdoptionPath:                   "public, max-age=300",
+		"/" + publish.WeeklyDir + "/2026-11-16.json": cacheImmutable,
+		"/api/weekly/agent-checkout.json":            cacheWeeklyLatest,
 	} {
 		resp, body := ts.get(t, path)
 		if resp.StatusCode != 200 || resp.Header.Get("Cache-Control") != want || resp.Header.Get("ETag") != sha(body) {
 			t.Errorf("%s: %d %v", path, resp.StatusCode, resp.Header)
 		}
 	}
-	if resp, _ := ts.get(t, "/"+fileAdoption); resp.Header.Get("X-Svc-Data-As-Of") != "2026-11-16T03:04:05Z" {
+	if resp, _ := ts.get(t, "/"+publish.AdoptionPath); resp.Header.Get("X-Svc-Data-As-Of") != "2026-11-16T03:04:05Z" {
 		t.Errorf("adoption.json: x-svc-data-as-of = %q", resp.Header.Get("X-Svc-Data-As-Of"))
 	}
 	for _, p := range []string{"/api/nope.json", "/api/../state/x", "/api/"} {
@@ -215,12 +216,12 @@ func TestPrecomputedReadsAndHeaders(t *testing.T) {
 // next reload serves the new files without a restart.
 func TestNewSnapshotPickedUp(t *testing.T) {
 	dir := t.TempDir()
-	writeTree(t, dir, "2026-11-16", map[string]string{fileProtocols: `{"v":1}`})
+	writeTree(t, dir, "2026-11-16", map[string]string{publish.ProtocolsPath: `{"v":1}`})
 	ts := newTestServer(t, Config{DataDir: dir})
 	if _, body := ts.get(t, "/api/protocols"); body != `{"v":1}` {
 		t.Fatalf("first snapshot: %q", body)
 	}
-	writeTree(t, dir, "2026-11-23", map[string]string{fileProtocols: `{"v":2}`})
+	writeTree(t, dir, "2026-11-23", map[string]string{publish.ProtocolsPath: `{"v":2}`})
 	if err := ts.Reload(); err != nil {
 		t.Fatal(err)
 	}

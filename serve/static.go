@@ -4,18 +4,8 @@ import (
 	"net/http"
 	"regexp"
 	"strings"
-)
 
-// Paths of the precomputed answers under public/, as the aggregate stage
-// writes them.
-const (
-	fileAdoption       = "api/agent-checkout/adoption.json"
-	fileProtocols      = "api/protocols.json"
-	fileLeaderboard    = "api/leaderboard.json"
-	fileLeaderboardCSV = "api/leaderboard.csv"
-	fileLeaderboardGrd = "api/leaderboard-stores.json"
-	fileWeeklyLatest   = "api/weekly/agent-checkout.json"
-	dirWeekly          = "api/weekly/agent-checkout/"
+	"svc/publish"
 )
 
 // precomputed serves one precomputed file of the current snapshot, or 503
@@ -29,12 +19,12 @@ func (s *Server) precomputed(w http.ResponseWriter, r *http.Request, name, cache
 }
 
 func (s *Server) protocols(w http.ResponseWriter, r *http.Request) error {
-	return s.precomputed(w, r, fileProtocols, cacheFiveMinutes)
+	return s.precomputed(w, r, publish.ProtocolsPath, cacheFiveMinutes)
 }
 
 // adoption repeats asOf in the x-svc-data-as-of header (spec 4.1).
 func (s *Server) adoption(w http.ResponseWriter, r *http.Request) error {
-	f := s.current().files[fileAdoption]
+	f := s.current().files[publish.AdoptionPath]
 	if f == nil {
 		return fail(ErrUnavailable, "no published data yet: the first snapshot has not been written")
 	}
@@ -67,14 +57,14 @@ func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) error {
 		return fail(ErrInvalid, "stores must be 1 to include the 100-store grid")
 	}
 	name := map[[2]bool]string{
-		{false, false}: fileLeaderboard, {true, false}: fileLeaderboardGrd,
-		{false, true}: fileLeaderboardCSV, {true, true}: fileLeaderboardGridCSV,
+		{false, false}: publish.LeaderboardPath, {true, false}: publish.LeaderboardStoresPath,
+		{false, true}: publish.LeaderboardCSVPath, {true, true}: publish.LeaderboardStoresCSVPath,
 	}[[2]bool{grid, csv}]
 	return s.precomputed(w, r, name, cacheFiveMinutes)
 }
 
 func (s *Server) weeklyLatest(w http.ResponseWriter, r *http.Request) error {
-	return s.precomputed(w, r, fileWeeklyLatest, cacheWeeklyLatest)
+	return s.precomputed(w, r, publish.WeeklyLatest, cacheWeeklyLatest)
 }
 
 var editionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}\.json$`)
@@ -85,7 +75,7 @@ func (s *Server) weeklyEdition(w http.ResponseWriter, r *http.Request) error {
 	if !editionRE.MatchString(ed) {
 		return fail(ErrNotFound, "no edition %q: editions are named YYYY-MM-DD.json after their post date", ed)
 	}
-	f := s.current().files[dirWeekly+ed]
+	f := s.current().files[publish.WeeklyDir+"/"+ed]
 	if f == nil {
 		return fail(ErrNotFound, "no weekly edition was posted on %s", ed[:10])
 	}
@@ -111,11 +101,11 @@ func (s *Server) apiFile(w http.ResponseWriter, r *http.Request) (served bool, e
 		return false, nil
 	}
 	switch {
-	case name == fileAdoption:
+	case name == publish.AdoptionPath:
 		return true, s.adoption(w, r)
-	case name == fileWeeklyLatest:
+	case name == publish.WeeklyLatest:
 		return true, s.weeklyLatest(w, r)
-	case strings.HasPrefix(name, dirWeekly) && editionRE.MatchString(strings.TrimPrefix(name, dirWeekly)):
+	case strings.HasPrefix(name, publish.WeeklyDir+"/") && editionRE.MatchString(strings.TrimPrefix(name, publish.WeeklyDir+"/")):
 		return true, serveFile(w, r, f, cacheImmutable)
 	}
 	return true, serveFile(w, r, f, cacheFiveMinutes)

@@ -10,7 +10,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
-	"svc/publish/pages"
+	"svc/pipeline/pages"
 	"svc/serve/readlayer"
 )
 

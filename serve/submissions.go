@@ -14,9 +14,8 @@ import (
 	"github.com/parquet-go/parquet-go"
 
 	"svc/datasets"
-	"svc/pipeline"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
-	"svc/serve/state"
 )
 
 // submissions is what the server remembers of contributions: the hosts
@@ -54,10 +53,10 @@ func newSubmissions() *submissions {
 
 // replay folds one state-log record into the accepted hosts and runs. The
 // first record of a run key is the run, as in leaderboard.ReplaySubmissions.
-func (c *submissions) replay(rec state.Record) {
+func (c *submissions) replay(rec inbox.Record) {
 	switch rec.Type {
-	case pipeline.StoreSubmissionRecordType:
-		var sr pipeline.StoreSubmissionRecord
+	case inbox.TypeStoreSubmission:
+		var sr inbox.StoreSubmission
 		if json.Unmarshal(rec.Data, &sr) != nil {
 			return
 		}
@@ -66,8 +65,8 @@ func (c *submissions) replay(rec state.Record) {
 			c.accepted[h.Host] = true
 		}
 		c.hostsMu.Unlock()
-	case leaderboard.SubmissionRecordType:
-		var sr leaderboard.SubmissionRecord
+	case inbox.TypeLeaderboardSubmission:
+		var sr inbox.LeaderboardSubmission
 		if json.Unmarshal(rec.Data, &sr) != nil || sr.Key == "" {
 			return
 		}
@@ -91,7 +90,7 @@ func (c *submissions) isAccepted(host string) bool {
 	return c.accepted[host]
 }
 
-func (c *submissions) accept(hosts []pipeline.SubmittedHost) {
+func (c *submissions) accept(hosts []inbox.SubmittedHost) {
 	c.hostsMu.Lock()
 	defer c.hostsMu.Unlock()
 	for _, h := range hosts {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"svc/datasets/svc100"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 )
 
@@ -98,7 +99,7 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 	}
 	rec := sub.Record()
 	at := s.now().UTC()
-	if err := s.state.Append(leaderboard.SubmissionRecordType, at, rec); err != nil {
+	if err := s.state.Append(context.Background(), inbox.TypeLeaderboardSubmission, at, rec); err != nil {
 		s.log.Error("save leaderboard submission", "error", err)
 		return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -15,6 +16,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"svc/datasets/svc100"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 )
 
@@ -234,7 +236,7 @@ func TestLeaderboardSubmit(t *testing.T) {
 	if strings.Contains(logs.String(), privateContact) {
 		t.Error("a log line holds the contact")
 	}
-	subs, _, err := leaderboard.ReplaySubmissions(filepath.Join(dir, "state"), ts.now())
+	subs, _, err := leaderboard.ReplaySubmissions(context.Background(), inbox.DirReader(filepath.Join(dir, "state")), ts.now())
 	if err != nil || len(subs) != 6 || subs[0].ID != r1.ID || subs[0].Submission.Contact != "" {
 		t.Errorf("replayed %d runs: %v", len(subs), err)
 	}
@@ -266,7 +268,7 @@ func TestLeaderboardSubmitConcurrent(t *testing.T) {
 	if len(n) != 2 {
 		t.Errorf("answers %v, want one 201 and nine 200 with the same id", n)
 	}
-	subs, skipped, _ := leaderboard.ReplaySubmissions(filepath.Join(dir, "state"), ts.now())
+	subs, skipped, _ := leaderboard.ReplaySubmissions(context.Background(), inbox.DirReader(filepath.Join(dir, "state")), ts.now())
 	if len(subs) != 1 || skipped != 0 {
 		t.Errorf("%d runs stored, %d skipped", len(subs), skipped)
 	}

@@ -19,6 +19,7 @@ import (
 	"svc/pipeline"
 	"svc/pipeline/detect"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 )
 
 // Limits of a store submission (spec 2.12, 8).
@@ -180,7 +181,7 @@ func (s *Server) SubmitStores(ctx context.Context, caller string, req StoreSubmi
 func (s *Server) acceptHosts(results []HostResult, category string) error {
 	s.subs.storeMu.Lock()
 	defer s.subs.storeMu.Unlock()
-	var rec pipeline.StoreSubmissionRecord
+	var rec inbox.StoreSubmission
 	for i := range results {
 		if results[i].Outcome != OutcomeAccepted {
 			continue
@@ -189,13 +190,13 @@ func (s *Server) acceptHosts(results []HostResult, category string) error {
 			results[i].Outcome, results[i].Message = OutcomeAlreadyListed, ""
 			continue
 		}
-		rec.Hosts = append(rec.Hosts, pipeline.SubmittedHost{Host: results[i].Host, Category: category})
+		rec.Hosts = append(rec.Hosts, inbox.SubmittedHost{Host: results[i].Host, Category: category})
 	}
 	if len(rec.Hosts) == 0 {
 		return nil
 	}
 	at := s.now()
-	if err := s.state.Append(pipeline.StoreSubmissionRecordType, at, rec); err != nil {
+	if err := s.state.Append(context.Background(), inbox.TypeStoreSubmission, at, rec); err != nil {
 		s.log.Error("save store submission", "error", err)
 		return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
 	}

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -19,6 +20,7 @@ import (
 	"svc/fixtures"
 	"svc/pipeline"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 )
 
 // fixtureClient starts the fixture world and returns a safe client that
@@ -193,7 +195,7 @@ func TestSubmitStoresOutcomes(t *testing.T) {
 
 	// The accepted hosts are in the state log with the category, for the
 	// next crawl, and are listed from now on, also after a restart.
-	stores, err := pipeline.ReadSubmittedStores(filepath.Join(dir, "state"), time.Time{})
+	stores, err := pipeline.ReadSubmittedStores(context.Background(), inbox.DirReader(filepath.Join(dir, "state")), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -353,7 +355,7 @@ func TestSubmitStoresConcurrent(t *testing.T) {
 	if n[OutcomeAccepted] != 1 || n[OutcomeAlreadyListed] != 7 {
 		t.Errorf("outcomes %v, want 1 accepted and 7 already listed", n)
 	}
-	stores, _ := pipeline.ReadSubmittedStores(filepath.Join(dir, "state"), time.Time{})
+	stores, _ := pipeline.ReadSubmittedStores(context.Background(), inbox.DirReader(filepath.Join(dir, "state")), time.Time{})
 	if len(stores) != 1 {
 		t.Errorf("state holds %d stores", len(stores))
 	}

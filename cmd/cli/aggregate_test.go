@@ -9,6 +9,7 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline"
+	"svc/publish"
 )
 
 // TestValidateAndAggregateCommands runs crawl, validate and aggregate over
@@ -45,7 +46,7 @@ func TestValidateAndAggregateCommands(t *testing.T) {
 		t.Errorf("validate output: %s", stdout)
 	}
 	stdout, _ = run(ExitOK, "aggregate", "--data", data, "--run", "r1", "--base-url", "https://svc.example")
-	for _, want := range []string{"store_answers", "compared with run none", pipeline.AdoptionPath} {
+	for _, want := range []string{"store_answers", "compared with run none", publish.AdoptionPath} {
 		if !strings.Contains(stdout, want) {
 			t.Errorf("aggregate output lacks %q:\n%s", want, stdout)
 		}
@@ -57,8 +58,8 @@ func TestValidateAndAggregateCommands(t *testing.T) {
 	}
 	for _, p := range []string{
 		filepath.Join(pipeline.OutTables, "store_answers.parquet"),
-		filepath.Join(pipeline.OutFiles, pipeline.AdoptionPath),
-		filepath.Join(pipeline.OutFiles, pipeline.ProtocolsPath),
+		filepath.Join(pipeline.OutFiles, publish.AdoptionPath),
+		filepath.Join(pipeline.OutFiles, publish.ProtocolsPath),
 		filepath.Join(pipeline.OutWeekly, ri.Date+".json"),
 	} {
 		if _, err := os.Stat(filepath.Join(runDir, p)); err != nil {

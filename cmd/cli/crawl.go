@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline"
+	"svc/pipeline/inbox"
 )
 
 // crawlOptions holds the flags of `svc crawl`.
@@ -93,7 +94,7 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 	// Stores accepted by POST /api/stores/submit up to the run's start join
 	// the CSV's (which wins for a host in both), so a resumed crawl sees the
 	// same list, and so does every shard: they share run.json's start.
-	stores, submitted, err := pipeline.MergeSubmitted(stores, filepath.Join(opts.data, "state"), ri.Started)
+	stores, submitted, err := pipeline.MergeSubmitted(ctx, stores, inbox.DirReader(filepath.Join(opts.data, "state")), ri.Started)
 	if err != nil {
 		return err
 	}

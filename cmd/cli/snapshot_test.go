@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,9 +13,9 @@ import (
 	"svc/datasets/svc100"
 	"svc/fixtures"
 	"svc/pipeline"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/publish"
-	"svc/serve/state"
 )
 
 // TestSameDayRerun is issue 17.8: a second `svc run` on the day of a first
@@ -63,11 +64,11 @@ func TestSameDayRerun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	log, err := state.Open(filepath.Join(data, "state"))
+	log, err := inbox.Open(filepath.Join(data, "state"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := log.Append(leaderboard.SubmissionRecordType, ri.Started.Add(time.Second), sub.Record()); err != nil {
+	if err := log.Append(context.Background(), inbox.TypeLeaderboardSubmission, ri.Started.Add(time.Second), sub.Record()); err != nil {
 		t.Fatal(err)
 	}
 	// And a store, accepted by submission, joins the second run.
@@ -78,8 +79,8 @@ func TestSameDayRerun(t *testing.T) {
 			break
 		}
 	}
-	if err := log.Append(pipeline.StoreSubmissionRecordType, ri.Started.Add(2*time.Second),
-		pipeline.StoreSubmissionRecord{Hosts: []pipeline.SubmittedHost{{Host: host}}}); err != nil {
+	if err := log.Append(context.Background(), inbox.TypeStoreSubmission, ri.Started.Add(2*time.Second),
+		inbox.StoreSubmission{Hosts: []inbox.SubmittedHost{{Host: host}}}); err != nil {
 		t.Fatal(err)
 	}
 	log.Close()

@@ -2,6 +2,7 @@ package leaderboard
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -14,16 +15,8 @@ import (
 	"svc/datasets"
 	"svc/datasets/svc100"
 	"svc/pipeline/durable"
-)
-
-// Files Aggregate writes, relative to the public root (out/files/ of the
-// run folder). FrozenFiles must be published frozen: svc-100 v1 never
-// changes once out.
-const (
-	FileJSON       = "api/leaderboard.json"        // GET /api/leaderboard
-	FileStoresJSON = "api/leaderboard-stores.json" // GET /api/leaderboard?stores=1
-	FileCSV        = "api/leaderboard.csv"         // GET /api/leaderboard?format=csv
-	FileStoresCSV  = "api/leaderboard-stores.csv"  // GET /api/leaderboard?stores=1&format=csv
+	"svc/pipeline/inbox"
+	"svc/publish"
 )
 
 // FrozenFiles are the files of Aggregate that a snapshot publishes with
@@ -51,9 +44,8 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 type AggregateOptions struct {
 	// TablesDir and FilesDir are the run folder's out/tables and out/files.
 	TablesDir, FilesDir string
-	// StateDir is the server's state folder (DIR/state) holding outside
-	// submissions; "" reads none.
-	StateDir string
+	// Inbox holds the outside submissions; nil reads none.
+	Inbox inbox.Reader
 	// Date is the snapshot date (YYYY-MM-DD) and GeneratedAt the run's
 	// start: both are published, and submissions received after
 	// GeneratedAt wait for the next run, so a re-run writes the same bytes.
@@ -204,7 +196,7 @@ const (
 // (.json, -stores.json, .csv, -stores.csv) and the SVC-100 v1 files under
 // FilesDir/data/svc-100/v1/. The contact of a submission is never read
 // into any of them. It returns the board (with the grid).
-func Aggregate(runDir string, opts AggregateOptions) (*Board, error) {
+func Aggregate(ctx context.Context, runDir string, opts AggregateOptions) (*Board, error) {
 	if opts.TablesDir == "" || opts.FilesDir == "" {
 		return nil, errors.New("aggregate leaderboard: TablesDir and FilesDir are required")
 	}
@@ -213,8 +205,8 @@ func Aggregate(runDir string, opts AggregateOptions) (*Board, error) {
 		return nil, fmt.Errorf("aggregate leaderboard: %w", err)
 	}
 	var subs []Stored
-	if opts.StateDir != "" {
-		subs, _, err = ReplaySubmissions(opts.StateDir, opts.GeneratedAt)
+	if opts.Inbox != nil {
+		subs, _, err = ReplaySubmissions(ctx, opts.Inbox, opts.GeneratedAt)
 		if err != nil {
 			return nil, fmt.Errorf("aggregate leaderboard: %w", err)
 		}
@@ -255,24 +247,24 @@ func writeFile(p string, b []byte) error {
 	return nil
 }
 
-// Files returns the board's four answers by published path: FileJSON
-// (without the grid), FileStoresJSON (with it), FileCSV and FileStoresCSV.
+// Files returns the board's four answers by published path: publish.LeaderboardPath
+// (without the grid), publish.LeaderboardStoresPath (with it), publish.LeaderboardCSVPath and publish.LeaderboardStoresCSVPath.
 // The server calls it for a board with runs listed since the snapshot.
 func (b *Board) Files() (map[string][]byte, error) {
 	files := map[string][]byte{}
 	noGrid := *b
 	noGrid.Stores = nil
 	var err error
-	if files[FileJSON], err = marshal(&noGrid); err != nil {
+	if files[publish.LeaderboardPath], err = marshal(&noGrid); err != nil {
 		return nil, err
 	}
-	if files[FileCSV], err = boardCSV(b); err != nil {
+	if files[publish.LeaderboardCSVPath], err = boardCSV(b); err != nil {
 		return nil, err
 	}
-	if files[FileStoresJSON], err = marshal(b); err != nil {
+	if files[publish.LeaderboardStoresPath], err = marshal(b); err != nil {
 		return nil, err
 	}
-	if files[FileStoresCSV], err = gridCSV(b.Stores, b.FixtureStandIn); err != nil {
+	if files[publish.LeaderboardStoresCSVPath], err = gridCSV(b.Stores, b.FixtureStandIn); err != nil {
 		return nil, err
 	}
 	return files, nil

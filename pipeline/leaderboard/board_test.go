@@ -11,6 +11,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 
 	"svc/datasets/svc100"
+	"svc/publish"
 )
 
 // scored is a run of n results whose first k reached the cart.
@@ -144,7 +145,7 @@ func TestBoardRank(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got, rows := csvRanks(t, b, files[FileCSV])
+	got, rows := csvRanks(t, b, files[publish.LeaderboardCSVPath])
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("CSV ranks (-want +got):\n%s", diff)
 	}
@@ -167,7 +168,7 @@ func TestBoardRank(t *testing.T) {
 	}
 	// The published JSON carries the same ranks.
 	var onDisk Board
-	if err := json.Unmarshal(files[FileJSON], &onDisk); err != nil {
+	if err := json.Unmarshal(files[publish.LeaderboardPath], &onDisk); err != nil {
 		t.Fatal(err)
 	}
 	if diff := cmp.Diff(want, ranks(&onDisk)); diff != "" {
@@ -208,7 +209,7 @@ func TestBoardAddRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	csvGot, rowsCSV := csvRanks(t, b, files[FileCSV])
+	csvGot, rowsCSV := csvRanks(t, b, files[publish.LeaderboardCSVPath])
 	for name, r := range want {
 		if csvGot[name] != r {
 			t.Errorf("CSV rank of %s = %v, want %v", name, csvGot[name], r)
@@ -243,7 +244,7 @@ func TestBoardLabels(t *testing.T) {
 			FixtureData          bool
 		}
 	}
-	for _, name := range []string{FileJSON, FileStoresJSON} {
+	for _, name := range []string{publish.LeaderboardPath, publish.LeaderboardStoresPath} {
 		if err := json.Unmarshal(files[name], &doc); err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +259,7 @@ func TestBoardLabels(t *testing.T) {
 			}
 		}
 	}
-	_, rows := csvRanks(t, b, files[FileCSV])
+	_, rows := csvRanks(t, b, files[publish.LeaderboardCSVPath])
 	for _, row := range rows {
 		standIn := strconv.FormatBool(svc100.FixtureStandIn())
 		if row["fixture_stand_in"] != standIn {
@@ -268,7 +269,7 @@ func TestBoardLabels(t *testing.T) {
 			t.Errorf("CSV fixture row: %v", row)
 		}
 	}
-	grid, err := csv.NewReader(bytes.NewReader(files[FileStoresCSV])).ReadAll()
+	grid, err := csv.NewReader(bytes.NewReader(files[publish.LeaderboardStoresCSVPath])).ReadAll()
 	if err != nil || len(grid) != svc100.Size+1 || grid[0][len(grid[0])-1] != "fixture_stand_in" {
 		t.Fatalf("grid CSV: %v, %d rows, header %v", err, len(grid), grid[0])
 	}

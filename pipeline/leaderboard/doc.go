@@ -6,8 +6,8 @@
 //   - Submissions (Parse, Submission, Key, ReplaySubmissions): the format
 //     svc-leaderboard-submission/v1, validated against the published JSON
 //     Schema (datasets/svc100) and the test-set CSV, every problem with its
-//     JSON path; the duplicate-run key; the state-log record the server
-//     writes for an accepted run (SubmissionRecordType). The contact of a
+//     JSON path; the duplicate-run key; the inbox record the server
+//     writes for an accepted run (Record, inbox.TypeLeaderboardSubmission). The contact of a
 //     submission is private: it is kept only in the server's state and is
 //     never written by this package.
 //   - The pipeline's own agent-path runs (RunAgentPaths): a UCP-path and a

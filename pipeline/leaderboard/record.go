@@ -1,41 +1,27 @@
 package leaderboard
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
 
-	"svc/serve/state"
+	"svc/pipeline/inbox"
 )
 
-// SubmissionRecordType is the state-log record type of an accepted outside
-// submission. The server (POST /api/leaderboard/submit) appends one with
-// state.Log.Append(SubmissionRecordType, receivedAt, sub.Record()) before
-// it answers 201; the pipeline reads them back with ReplaySubmissions. The
-// record's time is the submission time.
-const SubmissionRecordType = "leaderboard_submission"
-
-// SubmissionRecord is the data of a SubmissionRecordType record. Body is
-// the submission as accepted, private contact included: the state log is
-// never published as is, and the pipeline drops the contact on reading.
-type SubmissionRecord struct {
-	ID     string          `json:"id"`
-	Key    string          `json:"key"`
-	Status string          `json:"status"`
-	Body   json.RawMessage `json:"body"`
-}
-
-// Record returns the state-log record of an accepted submission.
-func (s *Submission) Record() SubmissionRecord {
+// Record returns the inbox record (inbox.TypeLeaderboardSubmission) of an
+// accepted submission. The server appends it before it answers 201; the
+// pipeline reads it back with ReplaySubmissions.
+func (s *Submission) Record() inbox.LeaderboardSubmission {
 	body := s.raw
 	if body == nil {
 		body, _ = json.Marshal(s)
 	}
-	return SubmissionRecord{ID: s.ID(), Key: s.Key(), Status: StatusUnverified, Body: body}
+	return inbox.LeaderboardSubmission{ID: s.ID(), Key: s.Key(), Status: StatusUnverified, Body: body}
 }
 
-// Stored is an outside submission read back from the state log, without
+// Stored is an outside submission read back from the inbox, without
 // its contact.
 type Stored struct {
 	ID          string
@@ -45,21 +31,14 @@ type Stored struct {
 	Submission  *Submission // Public(): Contact is always ""
 }
 
-// ReplaySubmissions reads the accepted submissions of the state log under
-// stateDir (DIR/state) whose record time is not after until (zero: no
-// bound), oldest first. Each body is validated again with Parse; a record
-// that no longer parses, or that repeats an earlier key, is skipped and
-// counted in skipped. A missing log is no submissions.
-func ReplaySubmissions(stateDir string, until time.Time) (subs []Stored, skipped int, err error) {
+// ReplaySubmissions reads the accepted submissions of the inbox whose
+// record time is not after until (zero: no bound), oldest first. Each body
+// is validated again with Parse; a record that no longer parses, or that
+// repeats an earlier key, is skipped and counted in skipped. An empty inbox is no submissions.
+func ReplaySubmissions(ctx context.Context, in inbox.Reader, until time.Time) (subs []Stored, skipped int, err error) {
 	seen := map[string]bool{}
-	err = state.Replay(stateDir, func(rec state.Record) error {
-		if rec.Type != SubmissionRecordType {
-			return nil
-		}
-		if !until.IsZero() && rec.Time.After(until) {
-			return nil
-		}
-		var sr SubmissionRecord
+	err = in.Records(ctx, inbox.TypeLeaderboardSubmission, until, func(rec inbox.Record) error {
+		var sr inbox.LeaderboardSubmission
 		if json.Unmarshal(rec.Data, &sr) != nil {
 			skipped++
 			return nil
@@ -86,7 +65,7 @@ func ReplaySubmissions(stateDir string, until time.Time) (subs []Stored, skipped
 		return nil
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("replay leaderboard submissions %s: %w", stateDir, err)
+		return nil, 0, fmt.Errorf("replay leaderboard submissions: %w", err)
 	}
 	return subs, skipped, nil
 }

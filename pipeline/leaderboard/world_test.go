@@ -18,8 +18,9 @@ import (
 	"svc/datasets/svc100"
 	"svc/fixtures"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
-	"svc/serve/state"
+	"svc/publish"
 )
 
 // The clock of the world tests: the pipeline run's start.
@@ -73,9 +74,9 @@ func (wd *world) pipelineRun(t *testing.T, stateDir string) (string, *Board) {
 	if err := ImportBrowserRuns(runDir, ImportOptions{Fixture: true}); err != nil {
 		t.Fatal(err)
 	}
-	b, err := Aggregate(runDir, AggregateOptions{
+	b, err := Aggregate(context.Background(), runDir, AggregateOptions{
 		TablesDir: filepath.Join(runDir, "out", "tables"), FilesDir: filepath.Join(runDir, "out", "files"),
-		StateDir: stateDir, Date: "2026-11-21", GeneratedAt: runStart,
+		Inbox: inbox.DirReader(stateDir), Date: "2026-11-21", GeneratedAt: runStart,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -83,13 +84,13 @@ func (wd *world) pipelineRun(t *testing.T, stateDir string) (string, *Board) {
 	return runDir, b
 }
 
-// writeSubmissions fills a state log with outside submissions: two runs,
+// writeSubmissions fills an inbox with outside submissions: two runs,
 // a duplicate of the first, one received after the run started, and a
 // record that does not parse.
 func writeSubmissions(t *testing.T) (string, []*Submission) {
 	t.Helper()
 	dir := t.TempDir()
-	l, err := state.Open(dir)
+	l, err := inbox.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,14 +121,14 @@ func writeSubmissions(t *testing.T) (string, []*Submission) {
 		s  *Submission
 		at time.Time
 	}{{first, runStart.Add(-48 * time.Hour)}, {second, runStart.Add(-time.Hour)}, {dup, runStart.Add(-time.Minute)}, {late, runStart.Add(time.Minute)}} {
-		if err := l.Append(SubmissionRecordType, r.at, r.s.Record()); err != nil {
+		if err := l.Append(context.Background(), inbox.TypeLeaderboardSubmission, r.at, r.s.Record()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := l.Append(SubmissionRecordType, runStart.Add(-time.Hour), map[string]any{"id": "sub-x", "body": "{oops"}); err != nil {
+	if err := l.Append(context.Background(), inbox.TypeLeaderboardSubmission, runStart.Add(-time.Hour), map[string]any{"id": "sub-x", "body": "{oops"}); err != nil {
 		t.Fatal(err)
 	}
-	if err := l.Append("live_check", runStart.Add(-time.Hour), map[string]any{"host": "x.test"}); err != nil {
+	if err := l.Append(context.Background(), "live_check", runStart.Add(-time.Hour), map[string]any{"host": "x.test"}); err != nil {
 		t.Fatal(err)
 	}
 	return dir, []*Submission{first, second}
@@ -313,7 +314,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	// The files.
 	files := filepath.Join(runDir, "out", "files")
 	var onDisk Board
-	b, err := os.ReadFile(filepath.Join(files, filepath.FromSlash(FileJSON)))
+	b, err := os.ReadFile(filepath.Join(files, filepath.FromSlash(publish.LeaderboardPath)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -323,7 +324,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	if onDisk.Stores != nil || len(onDisk.Paths) != len(Paths) {
 		t.Errorf("leaderboard.json: stores %v, %d paths", onDisk.Stores != nil, len(onDisk.Paths))
 	}
-	b, _ = os.ReadFile(filepath.Join(files, filepath.FromSlash(FileStoresJSON)))
+	b, _ = os.ReadFile(filepath.Join(files, filepath.FromSlash(publish.LeaderboardStoresPath)))
 	if err := json.Unmarshal(b, &onDisk); err != nil || len(onDisk.Stores) != svc100.Size {
 		t.Errorf("leaderboard-stores.json: %v, %d rows", err, len(onDisk.Stores))
 	}
@@ -334,10 +335,10 @@ func TestWorldLeaderboard(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSuffix(string(b), "\r\n"), "\r\n")
 	}
-	if rows := csvRows(FileStoresCSV); len(rows) != svc100.Size+1 {
+	if rows := csvRows(publish.LeaderboardStoresCSVPath); len(rows) != svc100.Size+1 {
 		t.Errorf("leaderboard-stores.csv has %d lines", len(rows))
 	}
-	if rows := csvRows(FileCSV); len(rows) != 1+len(Paths)+2 {
+	if rows := csvRows(publish.LeaderboardCSVPath); len(rows) != 1+len(Paths)+2 {
 		t.Errorf("leaderboard.csv has %d lines", len(rows))
 	}
 	for _, name := range FrozenFiles {
@@ -434,9 +435,9 @@ func TestWorldLeaderboardReproducible(t *testing.T) {
 		}
 	}
 	// Aggregating the same run folder again rewrites the same bytes.
-	if _, err := Aggregate(a, AggregateOptions{
+	if _, err := Aggregate(context.Background(), a, AggregateOptions{
 		TablesDir: filepath.Join(a, "out", "tables"), FilesDir: filepath.Join(a, "out", "files"),
-		StateDir: stateDir, Date: "2026-11-21", GeneratedAt: runStart,
+		Inbox: inbox.DirReader(stateDir), Date: "2026-11-21", GeneratedAt: runStart,
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -500,7 +501,7 @@ func TestImportBrowserRuns(t *testing.T) {
 // null figures, not zeros.
 func TestAggregateWithoutRuns(t *testing.T) {
 	runDir := t.TempDir()
-	b, err := Aggregate(runDir, AggregateOptions{
+	b, err := Aggregate(context.Background(), runDir, AggregateOptions{
 		TablesDir: filepath.Join(runDir, "t"), FilesDir: filepath.Join(runDir, "f"), Date: "2026-11-21", GeneratedAt: runStart,
 	})
 	if err != nil {
@@ -514,7 +515,7 @@ func TestAggregateWithoutRuns(t *testing.T) {
 	if len(b.Stores) != svc100.Size || b.Stores[0].Outcomes["mcp"] != nil {
 		t.Errorf("grid: %d rows", len(b.Stores))
 	}
-	raw, _ := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(FileJSON)))
+	raw, _ := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(publish.LeaderboardPath)))
 	if !bytes.Contains(raw, []byte(`"rate": null`)) || !bytes.Contains(raw, []byte(`"wilson95": null`)) {
 		t.Errorf("unmeasured figures are not null:\n%s", raw)
 	}

@@ -158,8 +158,8 @@ func testInput(t *testing.T) Input {
 	return Input{
 		Version: "2026-11-16", MethodVersion: "svc-method/1 (check/1)", Tables: tables,
 		Files: []publish.File{
-			{Path: leaderboard.FileStoresJSON, Data: bb},
-			{Path: adoptionFile, Data: []byte(adoption)},
+			{Path: publish.LeaderboardStoresPath, Data: bb},
+			{Path: publish.AdoptionPath, Data: []byte(adoption)},
 		},
 		Weekly:    &publish.Edition{Date: "2026-11-16", Body: eb},
 		Changelog: []publish.ChangelogEntry{{MethodVersion: "svc-method/1", Date: "2026-11-01", Changes: []string{"First."}}},

@@ -1,16 +1,8 @@
-// Package state is the server's durable, append-only record of what it
-// accepted: live checks, submissions, per-host precheck rows and limit
-// counters. Every Append is written and fsync'd before it returns, so an
-// answer sent after it survives a kill -9 the instant after. The server
-// replays the log at start; the pipeline reads it to ingest submissions.
-//
-// The log is a folder of segment files (JSON lines). A record torn by a crash
-// mid-write is dropped on replay and cut off before the next append, so it
-// never glues onto a good record.
-package state
+package inbox
 
 import (
 	"bufio"
+	"context"
 	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
@@ -29,15 +21,13 @@ import (
 	"svc/pipeline/durable"
 )
 
-// Record is one log entry.
-type Record struct {
-	Type string          `json:"type"`
-	Time time.Time       `json:"time"`
-	Data json.RawMessage `json:"data"`
-}
-
-// Log is an open state log; safe for concurrent use.
-type Log struct {
+// File is the inbox as a folder of segment files (JSON lines) under
+// DATA/state/log, with the HMAC secret in DATA/state/secret. Every Append is
+// written and fsync'd before it returns, so an answer sent after it
+// survives a kill -9 the instant after. A record torn by a crash mid-write
+// is dropped on replay and cut off before the next append, so it never
+// glues onto a good record. Safe for concurrent use.
+type File struct {
 	dir     string
 	mu      sync.Mutex
 	f       *os.File
@@ -50,9 +40,11 @@ type Log struct {
 // SegmentMax is the size at which a new segment starts.
 const SegmentMax = 64 << 20
 
-// Open opens (creating) the state log under dir (DIR/state), creates the
+var _ Inbox = (*File)(nil)
+
+// Open opens (creating) the file inbox under dir (DIR/state), creates the
 // HMAC secret on first use, and repairs a torn tail.
-func Open(dir string) (*Log, error) {
+func Open(dir string) (*File, error) {
 	logDir := filepath.Join(dir, "log")
 	if err := os.MkdirAll(logDir, 0o700); err != nil {
 		return nil, fmt.Errorf("open state %s: %w", dir, err)
@@ -61,7 +53,7 @@ func Open(dir string) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
-	l := &Log{dir: logDir, maxSize: SegmentMax, secret: secret}
+	l := &File{dir: logDir, maxSize: SegmentMax, secret: secret}
 	segs, err := l.segments()
 	if err != nil {
 		return nil, err
@@ -76,9 +68,9 @@ func Open(dir string) (*Log, error) {
 	return l, nil
 }
 
-func (l *Log) segName(n int) string { return filepath.Join(l.dir, fmt.Sprintf("%08d.jsonl", n)) }
+func (l *File) segName(n int) string { return filepath.Join(l.dir, fmt.Sprintf("%08d.jsonl", n)) }
 
-func (l *Log) segments() ([]int, error) {
+func (l *File) segments() ([]int, error) {
 	ents, err := os.ReadDir(l.dir)
 	if err != nil {
 		return nil, fmt.Errorf("list state log: %w", err)
@@ -96,7 +88,7 @@ func (l *Log) segments() ([]int, error) {
 
 // openSegment opens the current segment for appending, cutting a torn last
 // line left by a crash.
-func (l *Log) openSegment() error {
+func (l *File) openSegment() error {
 	f, size, err := durable.OpenAppend(l.segName(l.segment), 0o600)
 	if err != nil {
 		return fmt.Errorf("open state segment: %w", err)
@@ -106,19 +98,20 @@ func (l *Log) openSegment() error {
 }
 
 // Append writes one record and fsyncs it before returning. Only then may the
-// caller answer the request that produced it.
-func (l *Log) Append(typ string, t time.Time, data any) error {
+// caller answer the request that produced it. A local write is not
+// cancelled: ctx is not consulted.
+func (l *File) Append(_ context.Context, typ string, t time.Time, data any) error {
 	return l.append(typ, t, data, true)
 }
 
 // Note writes one record without waiting for the disk: it survives the
 // process being killed (the kernel holds it), not a power cut. For counters,
 // where an fsync per read request would cost more than the record is worth.
-func (l *Log) Note(typ string, t time.Time, data any) error {
+func (l *File) Note(_ context.Context, typ string, t time.Time, data any) error {
 	return l.append(typ, t, data, false)
 }
 
-func (l *Log) append(typ string, t time.Time, data any, sync bool) error {
+func (l *File) append(typ string, t time.Time, data any, sync bool) error {
 	raw, err := json.Marshal(data)
 	if err != nil {
 		return fmt.Errorf("append %s: %w", typ, err)
@@ -172,11 +165,27 @@ func (l *Log) append(typ string, t time.Time, data any, sync bool) error {
 // never holds up other records.
 var syncFile = (*os.File).Sync
 
-// Replay calls fn for every complete record of the log under dir, oldest
-// first. It does not need the log to be open and never writes, so the
-// pipeline can read a live server's log.
-func Replay(dir string, fn func(Record) error) error {
-	l := &Log{dir: filepath.Join(dir, "log")}
+// Replay calls fn for every complete record of the inbox, oldest first.
+func (l *File) Replay(ctx context.Context, fn func(Record) error) error {
+	return DirReader(filepath.Dir(l.dir)).Replay(ctx, fn)
+}
+
+// Records calls fn for every record of type typ whose time is not after
+// until (zero: no bound), oldest first.
+func (l *File) Records(ctx context.Context, typ string, until time.Time, fn func(Record) error) error {
+	return records(ctx, l.Replay, typ, until, fn)
+}
+
+// DirReader reads the file inbox under a folder (DIR/state) without opening
+// it: it never writes and needs no secret, so the pipeline can read a live
+// server's inbox. A missing folder is an empty inbox.
+type DirReader string
+
+var _ Reader = DirReader("")
+
+// Replay calls fn for every complete record, oldest first.
+func (d DirReader) Replay(ctx context.Context, fn func(Record) error) error {
+	l := &File{dir: filepath.Join(string(d), "log")}
 	segs, err := l.segments()
 	if errors.Is(err, os.ErrNotExist) {
 		return nil
@@ -185,14 +194,23 @@ func Replay(dir string, fn func(Record) error) error {
 		return err
 	}
 	for _, n := range segs {
-		if err := replaySegment(l.segName(n), fn); err != nil {
+		if err := replaySegment(ctx, l.segName(n), fn); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func replaySegment(name string, fn func(Record) error) error {
+// Records calls fn for every record of type typ whose time is not after
+// until (zero: no bound), oldest first.
+func (d DirReader) Records(ctx context.Context, typ string, until time.Time, fn func(Record) error) error {
+	return records(ctx, d.Replay, typ, until, fn)
+}
+
+func replaySegment(ctx context.Context, name string, fn func(Record) error) error {
+	if err := ctx.Err(); err != nil {
+		return fmt.Errorf("replay %s: %w", name, err)
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return fmt.Errorf("replay %s: %w", name, err)
@@ -209,6 +227,11 @@ func replaySegment(name string, fn func(Record) error) error {
 				}
 			}
 		}
+		if err == nil {
+			if cerr := ctx.Err(); cerr != nil {
+				return fmt.Errorf("replay %s: %w", name, cerr)
+			}
+		}
 		if err == io.EOF {
 			return nil // a line without '\n' is a torn tail: dropped
 		}
@@ -219,7 +242,7 @@ func replaySegment(name string, fn func(Record) error) error {
 }
 
 // Close closes the log.
-func (l *Log) Close() error {
+func (l *File) Close() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if l.f == nil {
@@ -233,7 +256,7 @@ func (l *Log) Close() error {
 
 // Key returns the keyed hash that stands for a client address in limits:
 // the raw address is never stored or logged.
-func (l *Log) Key(addr string) string {
+func (l *File) Key(addr string) string {
 	m := hmac.New(sha256.New, l.secret)
 	m.Write([]byte(addr))
 	return hex.EncodeToString(m.Sum(nil)[:16])

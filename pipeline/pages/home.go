@@ -40,10 +40,10 @@ type homeData struct {
 
 func (b *builder) home(ctx context.Context) error {
 	d := &homeData{Stores: len(b.listed), Version: b.in.Version}
-	if body := b.file(adoptionFile); body != nil {
+	if body := b.file(publish.AdoptionPath); body != nil {
 		var f homeFigures
 		if err := json.Unmarshal(body, &f); err != nil {
-			return fmt.Errorf("%s: %w", adoptionFile, err)
+			return fmt.Errorf("%s: %w", publish.AdoptionPath, err)
 		}
 		if f.Available {
 			d.Figures = &f

@@ -60,11 +60,6 @@ const (
 	StoresDir = "stores"
 )
 
-// Paths of the precomputed files the pages read from the run's files.
-const (
-	adoptionFile = "api/agent-checkout/adoption.json"
-)
-
 // ValidHost reports whether a host can have a store page: lower-case
 // letters, digits, dots and hyphens, with no empty label.
 func ValidHost(host string) bool { return validHost(host) }
@@ -190,13 +185,13 @@ func (b *builder) table(t *datasets.Table) *datasets.Columns {
 
 // leaderboardBoard reads the leaderboard with its grid; nil without one.
 func (b *builder) leaderboardBoard() (*leaderboard.Board, error) {
-	body := b.file(leaderboard.FileStoresJSON)
+	body := b.file(publish.LeaderboardStoresPath)
 	if body == nil {
 		return nil, nil
 	}
 	var board leaderboard.Board
 	if err := json.Unmarshal(body, &board); err != nil {
-		return nil, fmt.Errorf("%s: %w", leaderboard.FileStoresJSON, err)
+		return nil, fmt.Errorf("%s: %w", publish.LeaderboardStoresPath, err)
 	}
 	return &board, nil
 }

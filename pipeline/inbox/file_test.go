@@ -1,7 +1,9 @@
-package state
+package inbox
 
 import (
+	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -10,6 +12,8 @@ import (
 	"github.com/google/go-cmp/cmp"
 )
 
+var ctx = context.Background()
+
 type item struct {
 	N int `json:"n"`
 }
@@ -17,7 +21,7 @@ type item struct {
 func replayAll(t *testing.T, dir string) []int {
 	t.Helper()
 	var got []int
-	err := Replay(dir, func(r Record) error {
+	err := DirReader(dir).Replay(ctx, func(r Record) error {
 		var it item
 		if err := json.Unmarshal(r.Data, &it); err != nil {
 			t.Fatalf("bad record %s", r.Data)
@@ -39,7 +43,7 @@ func TestAppendReplay(t *testing.T) {
 	}
 	now := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
 	for i := 1; i <= 5; i++ {
-		if err := l.Append("item", now, item{i}); err != nil {
+		if err := l.Append(ctx, "item", now, item{i}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -55,7 +59,7 @@ func TestTornTailRepaired(t *testing.T) {
 	dir := t.TempDir()
 	l, _ := Open(dir)
 	now := time.Now()
-	l.Append("item", now, item{1})
+	l.Append(ctx, "item", now, item{1})
 	l.Close()
 	seg := filepath.Join(dir, "log", "00000001.jsonl")
 	f, _ := os.OpenFile(seg, os.O_APPEND|os.O_WRONLY, 0)
@@ -68,7 +72,7 @@ func TestTornTailRepaired(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	l.Append("item", now, item{2})
+	l.Append(ctx, "item", now, item{2})
 	l.Close()
 	if diff := cmp.Diff([]int{1, 2}, replayAll(t, dir)); diff != "" {
 		t.Errorf("replay after repair (-want +got):\n%s", diff)
@@ -80,7 +84,7 @@ func TestSegmentRotation(t *testing.T) {
 	l, _ := Open(dir)
 	l.maxSize = 200
 	for i := 1; i <= 10; i++ {
-		if err := l.Append("item", time.Now(), item{i}); err != nil {
+		if err := l.Append(ctx, "item", time.Now(), item{i}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -138,10 +142,10 @@ func TestSlowFsyncHoldsUpNoOtherRecord(t *testing.T) {
 		t.Fatal(err)
 	}
 	appended := make(chan error, 1)
-	go func() { appended <- l.Append("t", time.Now(), item{1}) }()
+	go func() { appended <- l.Append(ctx, "t", time.Now(), item{1}) }()
 	<-entered
 	noted := make(chan error, 1)
-	go func() { noted <- l.Note("t", time.Now(), item{2}) }()
+	go func() { noted <- l.Note(ctx, "t", time.Now(), item{2}) }()
 	select {
 	case err := <-noted:
 		if err != nil {
@@ -165,5 +169,63 @@ func TestSlowFsyncHoldsUpNoOtherRecord(t *testing.T) {
 	}
 	if diff := cmp.Diff([]int{1, 2}, replayAll(t, dir)); diff != "" {
 		t.Errorf("replay (-want +got):\n%s", diff)
+	}
+}
+
+// TestRecordsOfType reads one type up to a time, from the open inbox and
+// from its folder alike: what the pipeline reads of a live server.
+func TestRecordsOfType(t *testing.T) {
+	dir := t.TempDir()
+	l, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	t0 := time.Date(2026, 11, 21, 12, 0, 0, 0, time.UTC)
+	for i := 1; i <= 4; i++ {
+		typ := TypeStoreSubmission
+		if i == 2 {
+			typ = TypeCount
+		}
+		if err := l.Append(ctx, typ, t0.Add(time.Duration(i)*time.Hour), item{i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for name, r := range map[string]Reader{"file": l, "dir": DirReader(dir)} {
+		var got []int
+		err := r.Records(ctx, TypeStoreSubmission, t0.Add(3*time.Hour), func(rec Record) error {
+			var it item
+			if err := json.Unmarshal(rec.Data, &it); err != nil {
+				return err
+			}
+			got = append(got, it.N)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(name, err)
+		}
+		if diff := cmp.Diff([]int{1, 3}, got); diff != "" {
+			t.Errorf("%s: records (-want +got):\n%s", name, diff)
+		}
+	}
+	// A missing folder is an empty inbox, not an error.
+	if err := DirReader(filepath.Join(dir, "none")).Replay(ctx, func(Record) error { t.Error("a record"); return nil }); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestReplayCancelled: a cancelled context stops a replay with an error
+// that wraps context.Canceled.
+func TestReplayCancelled(t *testing.T) {
+	dir := t.TempDir()
+	l, _ := Open(dir)
+	l.Append(ctx, "item", time.Now(), item{1})
+	l.Append(ctx, "item", time.Now(), item{2})
+	l.Close()
+	cctx, cancel := context.WithCancel(ctx)
+	n := 0
+	err := DirReader(dir).Replay(cctx, func(Record) error { n++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || n != 1 {
+		t.Errorf("replay after cancel: %d records, %v", n, err)
 	}
 }
