@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -52,8 +53,15 @@ func mcpInspector(t *testing.T) string {
 func TestMCPInspectorCLI(t *testing.T) {
 	f := sharedReadFixture(t) // skipped with -short, before any Inspector check
 	bin := mcpInspector(t)
-	ts := f.newServer(t, Config{})
+	// The live paths (can_agent_checkout, validate_ucp_profile by URL,
+	// submit_store) reach the fixture world; the reads use the snapshot.
+	_, eng, v, client := fixtureEngineClient(t)
+	ts := f.newServer(t, Config{Engine: eng, UCP: v, Client: client})
 	host := f.world.Stores[0].Host
+	// A store of the world that the directory does not hold, for
+	// submit_store (every generated store is in the snapshot's directory,
+	// so the answer is already_listed: a real, complete call either way).
+	other := f.world.Stores[1].Host
 	home := t.TempDir() // the Inspector keeps a catalog under HOME
 	run := func(args ...string) []byte {
 		t.Helper()
@@ -98,15 +106,33 @@ func TestMCPInspectorCLI(t *testing.T) {
 		t.Errorf("tools/list through the Inspector: %v\nwant %v", names, want)
 	}
 
+	var called []string
 	for _, c := range []struct {
 		tool string
 		args []string
 		has  string // a key of the tool's data
 	}{
+		// Every tool of spec 4.3, each with the arguments a client sends.
+		{"agent_commerce_adoption", nil, `"asOf"`},
+		{"agent_leaderboard", []string{"include_stores=true"}, `"svc100-v1-100"`},
+		{"ask_svc", []string{"url=https://" + host + "/"}, `"agents_can_buy"`},
+		{"can_agent_checkout", []string{"url=https://" + host + "/"}, `"cartLink"`},
 		{"dataset_info", nil, `"sha256"`},
+		{"find_agent_ready_stores", []string{"limit=3"}, `"stores"`},
+		{"get_agent_facts", []string{"host=" + host}, `"facts"`},
+		{"list_category_agent_facts", []string{"category=" + f.world.Stores[0].Category, "limit=2"}, `"facts"`},
 		{"precheck", []string{"url=https://" + host + "/"}, `"reachable_checkout"`},
+		{"product_data_check", []string{"host=" + host}, `"productData"`},
+		{"protocol_matrix", []string{"protocol=ucp"}, `"stages"`},
 		{"store_card", []string{"host=" + host}, `"badgeUrl"`},
+		{"submit_leaderboard_run", []string{"spec=svc-leaderboard-submission/v1", "test_set=SVC-100 v1",
+			`agent={"name":"inspector-cli-test","path":"other"}`, `run={"stopped_before_payment":true}`,
+			"results=" + inspectorResults(10)}, `"unverified"`},
+		{"submit_store", []string{"url=https://" + other + "/"}, `"already_listed"`},
+		{"validate_ucp_profile", []string{"url=https://" + host + "/"}, `"schemaSource"`},
+		{"vendor_checkout_readiness", []string{"host=" + host}, `"vendorReadiness"`},
 	} {
+		called = append(called, c.tool)
 		args := []string{"--method", "tools/call", "--tool-name", c.tool}
 		if len(c.args) > 0 {
 			args = append(append(args, "--tool-arg"), c.args...)
@@ -120,4 +146,20 @@ func TestMCPInspectorCLI(t *testing.T) {
 			t.Errorf("tools/call %s through the Inspector: %v %.500s", c.tool, err, out)
 		}
 	}
+	if !slices.Equal(called, want) {
+		t.Errorf("tools called through the Inspector: %v\nwant every tool %v", called, want)
+	}
+}
+
+func inspectorResults(n int) string {
+	var b strings.Builder
+	b.WriteString("[")
+	for i := 1; i <= n; i++ {
+		if i > 1 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(&b, `{"id":"svc100-v1-%03d","outcome":"no_cart"}`, i)
+	}
+	b.WriteString("]")
+	return b.String()
 }
