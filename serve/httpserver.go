@@ -123,11 +123,6 @@ func (s *Server) gateHeavy(next http.Handler) http.Handler {
 	})
 }
 
-func statusOf(err error) int {
-	st, _, _ := classify(err)
-	return st
-}
-
 // HTTPServer returns the http.Server `svc serve` runs: the handler, the
 // timeouts that cut slow clients, a bound on headers, and net/http's own
 // error log routed through the server's log, so that its lines ("TLS
