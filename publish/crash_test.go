@@ -1,6 +1,7 @@
 package publish
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -10,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,9 +69,11 @@ func TestCrashHelper(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Publish(ctx, st, crashSnapshot(t, nextVersion(latest))); err != nil {
+		v := nextVersion(latest)
+		if _, err := Publish(ctx, st, crashSnapshot(t, v)); err != nil {
 			t.Fatal(err)
 		}
+		fmt.Println("published", v) // the parent waits on these lines
 		if os.Getenv(crashOnceEnv) != "" {
 			return
 		}
@@ -98,10 +102,22 @@ func TestCrashSafety(t *testing.T) {
 	seen := map[string]bool{}
 	for i := range crashKills {
 		cmd := helper(false)
-		out := &strings.Builder{}
-		cmd.Stdout, cmd.Stderr = out, out
+		out := &syncBuilder{}
+		published := make(chan struct{}, 64)
+		cmd.Stdout, cmd.Stderr = &lineSignal{w: out, published: published}, out
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
+		}
+		// Every other kill first waits for the helper to finish a
+		// publication, so the kills interleave with publishing however
+		// slowly a loaded machine starts the helper; then a random delay
+		// lands the kill anywhere in the next one.
+		if i%2 == 1 {
+			select {
+			case <-published:
+			case <-time.After(time.Minute):
+				t.Fatalf("kill %d: the helper published nothing in a minute:\n%s", i, out)
+			}
 		}
 		time.Sleep(time.Duration(20+rng.IntN(400)) * time.Millisecond)
 		if err := cmd.Process.Kill(); err != nil { // SIGKILL
@@ -174,4 +190,49 @@ func checkServed(t *testing.T, st *DirStore) string {
 		}
 	}
 	return latest
+}
+
+// syncBuilder is a strings.Builder safe for the two writers of a helper
+// process (its stdout and stderr copiers).
+type syncBuilder struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuilder) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuilder) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// lineSignal passes a helper's output on and signals every "published"
+// line it sees.
+type lineSignal struct {
+	w         *syncBuilder
+	published chan struct{}
+	partial   []byte
+}
+
+func (l *lineSignal) Write(p []byte) (int, error) {
+	l.partial = append(l.partial, p...)
+	for {
+		i := bytes.IndexByte(l.partial, '\n')
+		if i < 0 {
+			break
+		}
+		if bytes.HasPrefix(l.partial[:i], []byte("published ")) {
+			select {
+			case l.published <- struct{}{}:
+			default:
+			}
+		}
+		l.partial = l.partial[i+1:]
+	}
+	return l.w.Write(p)
 }
