@@ -56,7 +56,7 @@ var mcpTools = []mcpTool{
 		"Checks one store now over plain HTTP: whether a catalog answered, a product was found and the storefront cart returned a checkout link (a boolean), plus the UCP profile, WebMCP, Checkout WebMCP, storefront MCP, robots rules per AI agent, product data, policies, block status and one recommended fix. null means unmeasured. Cached per host for 24 hours (cached: true). Limits: 50 requests and 10 fresh checks per network per UTC day." + noOrder,
 		obj(map[string]any{"url": str("Public http or https homepage or product URL of the store.")}, "url"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.CanAgentCheckout(ctx, c, argStr(a, "url"))
+			return s.CanAgentCheckout(ctx, c, liveCheckArgs(a))
 		}},
 	{"find_agent_ready_stores",
 		fmt.Sprintf("Lists directory stores whose catalog found a product and returned a checkout link within the last %d days, by category (slug or shopper words) and product need. Category matching, not inventory search. Limits: 50 reads per network per day, shared with checkout reads.", int(AgentReadyWindow.Hours()/24)) + savedOnly,

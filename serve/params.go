@@ -44,6 +44,11 @@ type ProductDataParams struct {
 	Host string
 }
 
+// CheckParams names the store to check live by a homepage or product URL.
+type CheckParams struct {
+	URL string
+}
+
 // PrecheckParams names the store to precheck by a homepage or product URL.
 type PrecheckParams struct {
 	URL string
@@ -106,6 +111,10 @@ func decodeFacts(v url.Values) (FactsParams, error) {
 
 func decodeProductData(v url.Values) (ProductDataParams, error) {
 	return ProductDataParams{Host: v.Get("host")}, nil
+}
+
+func decodeCheck(v url.Values) (CheckParams, error) {
+	return CheckParams{URL: v.Get("url")}, nil
 }
 
 func decodePrecheck(v url.Values) (PrecheckParams, error) {
@@ -178,6 +187,8 @@ func factsArgs(a map[string]any) FactsParams {
 func productDataArgs(a map[string]any) ProductDataParams {
 	return ProductDataParams{Host: firstArg(a, "host", "url")}
 }
+
+func liveCheckArgs(a map[string]any) CheckParams { return CheckParams{URL: argStr(a, "url")} }
 
 func precheckArgs(a map[string]any) PrecheckParams { return PrecheckParams{URL: argStr(a, "url")} }
 

@@ -72,6 +72,7 @@ func TestDecoders(t *testing.T) {
 
 		{"product-data/host", decoder(decodeProductData), "host=shop.example&url=ignored", ProductDataParams{Host: "shop.example"}, ""},
 		{"precheck/url", decoder(decodePrecheck), "url=https%3A%2F%2Fshop.example%2Fp%2F1", PrecheckParams{URL: "https://shop.example/p/1"}, ""},
+		{"check/url", decoder(decodeCheck), "url=shop.example", CheckParams{URL: "shop.example"}, ""},
 		{"store/host", decoder(decodeStore), "host=shop.example", StoreParams{Host: "shop.example"}, ""},
 		{"ask/all", decoder(decodeAsk), "url=u&brand=b&category=c&q=need", AskParams{URL: "u", Brand: "b", Category: "c", Q: "need"}, ""},
 	} {
@@ -154,6 +155,8 @@ func TestToolArgsMatchQuery(t *testing.T) {
 			must(decodeProductData(url.Values{"host": {"shop.example"}}))},
 		{"product_data_check/url", productDataArgs(map[string]any{"url": "shop.example"}),
 			must(decodeProductData(url.Values{"host": {"shop.example"}}))},
+		{"can_agent_checkout", liveCheckArgs(map[string]any{"url": "https://shop.example/"}),
+			must(decodeCheck(url.Values{"url": {"https://shop.example/"}}))},
 		{"precheck", precheckArgs(map[string]any{"url": "https://shop.example/"}),
 			must(decodePrecheck(url.Values{"url": {"https://shop.example/"}}))},
 		{"store_card", storeArgs(map[string]any{"host": "shop.example"}), must(decodeStore(url.Values{"host": {"shop.example"}}))},
