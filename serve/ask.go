@@ -11,20 +11,11 @@ import (
 	"svc/pipeline/fetch"
 )
 
-// AskQuery is the Index question (spec 2.14): a store by url or brand
-// (a host name), and/or a category or product need.
-type AskQuery struct {
-	URL      string `json:"url,omitempty"`
-	Brand    string `json:"brand,omitempty"`
-	Category string `json:"category,omitempty"`
-	Q        string `json:"q,omitempty"`
-}
-
 // AskAnswer is the Index answer: whether agents can reach checkout at the
 // store, its score, both buy lanes, the rails, evidence receipts and the
 // model read. Fields of a store are null when no store was named or known.
 type AskAnswer struct {
-	Question               AskQuery         `json:"question"`
+	Question               AskParams        `json:"question"`
 	Host                   *string          `json:"host"`
 	Known                  bool             `json:"known"`
 	CanAgentsReachCheckout *bool            `json:"can_agents_reach_checkout"`
@@ -86,7 +77,7 @@ type cachedRead struct {
 }
 
 // Ask answers the Index question; GET /api/ask and the ask_svc tool share it.
-func (s *Server) Ask(ctx context.Context, caller string, q AskQuery) (*AskAnswer, error) {
+func (s *Server) Ask(ctx context.Context, caller string, q AskParams) (*AskAnswer, error) {
 	if err := s.limits.perMinute(caller, "ask", 30); err != nil {
 		return nil, err
 	}
@@ -110,7 +101,7 @@ func (s *Server) Ask(ctx context.Context, caller string, q AskQuery) (*AskAnswer
 		break
 	}
 	if q.Category != "" || q.Q != "" {
-		st, err := s.FindAgentReadyStores(ctx, caller, q.Category, q.Q, 10)
+		st, err := s.FindAgentReadyStores(ctx, caller, DirectoryParams{Category: q.Category, Q: q.Q, Limit: 10})
 		if err != nil {
 			return nil, err
 		}
@@ -124,7 +115,7 @@ func (s *Server) Ask(ctx context.Context, caller string, q AskQuery) (*AskAnswer
 		return ans, nil
 	}
 	ans.Host = &host
-	card, err := s.StoreCard(ctx, caller, host)
+	card, err := s.StoreCard(ctx, caller, StoreParams{Host: host})
 	if err != nil {
 		return nil, err
 	}
@@ -239,11 +230,5 @@ func (s *Server) modelRead(ctx context.Context, card *StoreCard) LLMRead {
 }
 
 func (s *Server) ask(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	ans, err := s.Ask(r.Context(), s.caller(r), AskQuery{URL: q.Get("url"), Brand: q.Get("brand"), Category: q.Get("category"), Q: q.Get("q")})
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, ans)
+	return serveRead(s, w, r, decodeAsk, s.Ask, "no-store")
 }

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -56,7 +55,8 @@ type DirectoryStore struct {
 // find_agent_ready_stores tool. category is a slug or shopper words
 // ("running shoes"); q, a product need, picks the category when category
 // is empty. Neither: every category. limit 0 means the default.
-func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q string, limit int) (*DirectoryAnswer, error) {
+func (s *Server) FindAgentReadyStores(ctx context.Context, caller string, p DirectoryParams) (*DirectoryAnswer, error) {
+	category, q, limit := p.Category, p.Q, p.Limit
 	if limit == 0 {
 		limit = directoryDefaultLimit
 	}
@@ -119,19 +119,5 @@ func (s *Server) FindAgentReadyStores(ctx context.Context, caller, category, q s
 }
 
 func (s *Server) directory(w http.ResponseWriter, r *http.Request) error {
-	qs := r.URL.Query()
-	limit := 0
-	if v := qs.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > directoryMaxLimit {
-			return fail(ErrInvalid, "limit must be an integer from 1 to %d (default %d), not %q", directoryMaxLimit, directoryDefaultLimit, v)
-		}
-		limit = n
-	}
-	ans, err := s.FindAgentReadyStores(r.Context(), s.caller(r), qs.Get("category"), qs.Get("q"), limit)
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, ans)
+	return serveRead(s, w, r, decodeDirectory, s.FindAgentReadyStores, "no-store")
 }

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -19,18 +18,6 @@ import (
 var factSlugs = []string{
 	"use_case_mention", "price_clarity", "agent_friendly_description",
 	"cart_blocker_suspicion", "readiness_score",
-}
-
-// AgentFactsQuery selects agent facts: one store (Host, or a URL of it) or
-// one category's stores, optionally one decision (Slug). Limit counts
-// stores (0: the default): a category listing names at most Limit stores,
-// each with all its measured facts; one store's answer is all its facts.
-type AgentFactsQuery struct {
-	Host     string
-	URL      string
-	Category string
-	Slug     string
-	Limit    int
 }
 
 // Agent facts limits: limit 1 to 50 stores; a category listing defaults
@@ -78,7 +65,7 @@ const factsNote = "Typed decisions read from the stored plain-HTTP check of each
 
 // AgentFacts answers GET /api/agent-facts and the get_agent_facts and
 // list_category_agent_facts tools.
-func (s *Server) AgentFacts(ctx context.Context, caller string, q AgentFactsQuery) (*AgentFactsAnswer, error) {
+func (s *Server) AgentFacts(ctx context.Context, caller string, q FactsParams) (*AgentFactsAnswer, error) {
 	target := q.Host
 	if target == "" {
 		target = q.URL
@@ -199,28 +186,15 @@ func agentFact(f readlayer.Fact) AgentFact {
 }
 
 func (s *Server) agentFacts(w http.ResponseWriter, r *http.Request) error {
-	qs := r.URL.Query()
-	q := AgentFactsQuery{Host: qs.Get("host"), URL: qs.Get("url"), Category: qs.Get("category"), Slug: qs.Get("slug")}
-	if v := qs.Get("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > factsMaxLimit {
-			return fail(ErrInvalid, "limit must be a number of stores from 1 to %d, not %q", factsMaxLimit, v)
-		}
-		q.Limit = n
-	}
-	download := false
-	switch qs.Get("download") {
-	case "", "0", "false":
-	case "1", "true":
-		download = true
-	default:
-		return fail(ErrInvalid, "download must be 1 or true (a JSON attachment), or left out")
+	q, err := decodeFacts(r.URL.Query())
+	if err != nil {
+		return err
 	}
 	ans, err := s.AgentFacts(r.Context(), s.caller(r), q)
 	if err != nil {
 		return err
 	}
-	if download {
+	if q.Download {
 		name := "agent-facts"
 		if ans.Host != nil {
 			name += "-" + *ans.Host

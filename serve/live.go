@@ -79,11 +79,11 @@ const liveCheckTimeout = 90 * time.Second
 // CanAgentCheckout is the live check shared by GET /api/agent-checkout and
 // the can_agent_checkout tool: limits, the per-host cache, one check per
 // host at a time, and a durable record of every fresh check.
-func (s *Server) CanAgentCheckout(ctx context.Context, caller, rawURL string) (*CheckAnswer, error) {
-	if strings.TrimSpace(rawURL) == "" {
+func (s *Server) CanAgentCheckout(ctx context.Context, caller string, p CheckParams) (*CheckAnswer, error) {
+	if strings.TrimSpace(p.URL) == "" {
 		return nil, fail(ErrInvalid, "url is required: pass the store's public homepage or a product URL, e.g. ?url=https://shop.example/")
 	}
-	u, host, err := liveCheckURL(rawURL, s.cfg.Engine.FixtureMode()) // storehost.go: what a live check may save
+	u, host, err := liveCheckURL(p.URL, s.cfg.Engine.FixtureMode()) // storehost.go: what a live check may save
 	if err != nil {
 		return nil, err
 	}
@@ -157,10 +157,5 @@ func (s *Server) storeLink(host string) string {
 }
 
 func (s *Server) agentCheckout(w http.ResponseWriter, r *http.Request) error {
-	ans, err := s.CanAgentCheckout(r.Context(), s.caller(r), r.URL.Query().Get("url"))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", "no-store")
-	return writeJSON(w, http.StatusOK, ans)
+	return serveRead(s, w, r, decodeCheck, s.CanAgentCheckout, "no-store")
 }

@@ -56,7 +56,7 @@ var mcpTools = []mcpTool{
 		"Checks one store now over plain HTTP: whether a catalog answered, a product was found and the storefront cart returned a checkout link (a boolean), plus the UCP profile, WebMCP, Checkout WebMCP, storefront MCP, robots rules per AI agent, product data, policies, block status and one recommended fix. null means unmeasured. Cached per host for 24 hours (cached: true). Limits: 50 requests and 10 fresh checks per network per UTC day." + noOrder,
 		obj(map[string]any{"url": str("Public http or https homepage or product URL of the store.")}, "url"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.CanAgentCheckout(ctx, c, argStr(a, "url"))
+			return s.CanAgentCheckout(ctx, c, liveCheckArgs(a))
 		}},
 	{"find_agent_ready_stores",
 		fmt.Sprintf("Lists directory stores whose catalog found a product and returned a checkout link within the last %d days, by category (slug or shopper words) and product need. Category matching, not inventory search. Limits: 50 reads per network per day, shared with checkout reads.", int(AgentReadyWindow.Hours()/24)) + savedOnly,
@@ -66,19 +66,19 @@ var mcpTools = []mcpTool{
 			"limit":    map[string]any{"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "Stores to return, 1 to 50."},
 		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.FindAgentReadyStores(ctx, c, argStr(a, "category"), argStr(a, "q"), argInt(a, "limit", 10))
+			return s.FindAgentReadyStores(ctx, c, directoryArgs(a))
 		}},
 	{"ask_svc",
 		"The Index answer for a store (url or brand = its host name) and/or a need (category, q): whether agents can reach checkout, the score, both buy lanes (buy.agent_catalog, buy.browser), agents_can_buy, agent_rails.checkout_webmcp, evidence receipts, and the model read (llm_read.status; pending means the answer was cut off and waits for a re-check, not that the model did not know). Rivals appear only when a real model read exists. Limits: 120 per network per UTC day, 30 a minute." + noOrder,
 		obj(map[string]any{"url": str("Store homepage or product URL."), "brand": str("Store host name."), "category": str("Category slug or shopper words."), "q": str("Product need.")}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.Ask(ctx, c, AskQuery{URL: argStr(a, "url"), Brand: argStr(a, "brand"), Category: argStr(a, "category"), Q: argStr(a, "q")})
+			return s.Ask(ctx, c, askArgs(a))
 		}},
 	{"precheck",
 		"Pre-checkout answer for a store from saved data: known, reachable_checkout, rails with what each proves (none proves an agent completed checkout), blockers, confidence, when last checked and whether that is stale (24 hours or older). Unknown stores get a scan_url. Limit: 60 per network per minute." + savedOnly,
 		obj(map[string]any{"url": str("Store homepage or product URL.")}, "url"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.Precheck(ctx, c, argStr(a, "url"), false)
+			return s.Precheck(ctx, c, precheckArgs(a), false)
 		}},
 	{"validate_ucp_profile",
 		"Validates a UCP business profile against the UCP 2026-08-25 JSON Schema and the spec rules: give a url (store host, homepage or profile URL; fetched with at most 3 redirects and 6 s, plus hosting checks) or a pasted profile (any JSON; never fetched, at most 256 KB). Returns errors, warnings and info with JSON paths, rule ids and spec links. Limit: 300 URL validations per network per day; pasted profiles are unlimited." + notCertified,
@@ -103,7 +103,7 @@ var mcpTools = []mcpTool{
 			"slug": map[string]any{"type": "string", "enum": factSlugs, "description": "One decision to return; all five when left out."},
 		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Host: firstArg(a, "host", "url"), Slug: argStr(a, "slug")})
+			return s.AgentFacts(ctx, c, factsArgs(a))
 		}},
 	{"list_category_agent_facts",
 		"Agent facts for the stores of one category (see get_agent_facts): the measured decisions of up to limit stores, by host. Daily read limit per network." + savedOnly,
@@ -112,30 +112,31 @@ var mcpTools = []mcpTool{
 			"limit":    map[string]any{"type": "number", "minimum": 1, "maximum": 50, "default": 20, "description": "Stores, 1 to 50."},
 		}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.AgentFacts(ctx, c, AgentFactsQuery{Category: argStr(a, "category"), Limit: argInt(a, "limit", factsCategoryLimit)})
+			return s.AgentFacts(ctx, c, factsArgs(a))
 		}},
 	{"product_data_check",
 		"The product data a store publishes (Product JSON-LD, or the public products.json when the page has none), its policies and vendorReadiness (read from saved public evidence; not vendor approval, and merchant feed eligibility cannot be checked from outside). Daily read limit per network." + savedOnly,
 		obj(map[string]any{"host": str("Store host."), "url": str("Store URL.")}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			return s.ProductData(ctx, c, firstArg(a, "host", "url"))
+			return s.ProductData(ctx, c, productDataArgs(a))
 		}},
 	{"vendor_checkout_readiness",
 		"A store's agentic-checkout readiness for search vendors, read from saved public evidence (the vendorReadiness field of product_data_check). Not vendor approval. Daily read limit per network." + savedOnly,
 		obj(map[string]any{"host": str("Store host.")}, "host"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			pd, err := s.ProductData(ctx, c, argStr(a, "host"))
+			p := productDataArgs(a)
+			pd, err := s.ProductData(ctx, c, p)
 			if err != nil {
 				return nil, err
 			}
-			return map[string]any{"host": argStr(a, "host"), "vendorReadiness": pd.VendorReadiness, "checkedAt": pd.CheckedAt,
+			return map[string]any{"host": p.Host, "vendorReadiness": pd.VendorReadiness, "checkedAt": pd.CheckedAt,
 				"note": "Read from saved public evidence; not vendor approval. Merchant feed eligibility cannot be checked from outside."}, nil
 		}},
 	{"store_card",
 		"The saved public card of a store: checks, platform, saved robots policy, links, brand claim (from the brand, never scored), badge and claim URLs. A missing field is unmeasured. Free: no read limit." + savedOnly,
 		obj(map[string]any{"host": str("Store host.")}, "host"),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			card, err := s.StoreCard(ctx, c, argStr(a, "host"))
+			card, err := s.StoreCard(ctx, c, storeArgs(a))
 			if err != nil {
 				return nil, err
 			}
@@ -149,11 +150,7 @@ var mcpTools = []mcpTool{
 		"Cart success over the fixed SVC-100 v1 test set (100 stores, stopped before payment) per agent path: browser shoppers A-E, the UCP path and the storefront MCP path, with n, dates, evidence labels and Wilson 95% intervals; unverified outside submissions listed apart as self-reported. include_stores adds the 100-store grid." + savedOnly,
 		obj(map[string]any{"include_stores": map[string]any{"type": "boolean", "description": "Include the per-store grid of 100 rows."}}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
-			name := publish.LeaderboardPath
-			if b, _ := a["include_stores"].(bool); b {
-				name = publish.LeaderboardStoresPath
-			}
-			return s.savedJSON(name)
+			return s.savedJSON(leaderboardArgs(a).path())
 		}},
 	{"protocol_matrix",
 		"Adoption of agent-commerce protocols (ucp, acp, pap, webmcp, mcp, payments) across the stages declare, validate, answer and transact, each with a percentage and an evidence label (Measured, Inferred, Not measured; not measured is null, never 0). Give protocol for one row." + savedOnly,

@@ -147,14 +147,14 @@ func IsInternalAgent(ua string) bool {
 // Precheck answers GET /api/precheck and the precheck tool: limits, URL
 // checks, then the saved data of the host. internal requests (the
 // service's own agents) are not counted in the statistics.
-func (s *Server) Precheck(ctx context.Context, caller, rawURL string, internal bool) (*PrecheckAnswer, error) {
+func (s *Server) Precheck(ctx context.Context, caller string, p PrecheckParams, internal bool) (*PrecheckAnswer, error) {
 	if err := s.limits.perMinute(caller, "precheck", precheckPerMinute); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(rawURL) == "" {
+	if strings.TrimSpace(p.URL) == "" {
 		return nil, fail(ErrInvalid, "url is required: pass the store's homepage or a product URL, e.g. ?url=https://shop.example/")
 	}
-	u, err := fetch.ParseURL(rawURL)
+	u, err := fetch.ParseURL(p.URL)
 	if err != nil {
 		return nil, unsafeURL(err)
 	}
@@ -430,12 +430,10 @@ func (s *Server) countPrecheck(host string) {
 }
 
 func (s *Server) precheck(w http.ResponseWriter, r *http.Request) error {
-	ans, err := s.Precheck(r.Context(), s.caller(r), r.URL.Query().Get("url"), IsInternalAgent(r.UserAgent()))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", cachePrecheck)
-	return writeJSON(w, http.StatusOK, ans)
+	internal := IsInternalAgent(r.UserAgent())
+	return serveRead(s, w, r, decodePrecheck, func(ctx context.Context, caller string, p PrecheckParams) (*PrecheckAnswer, error) {
+		return s.Precheck(ctx, caller, p, internal)
+	}, cachePrecheck)
 }
 
 // PrecheckStats is the answer of GET /api/precheck/stats (spec 2.3).

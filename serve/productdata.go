@@ -40,8 +40,8 @@ const productDataNote = "Read from saved public evidence of the weekly check; no
 
 // ProductData answers GET /api/agent-checkout/product-data and the
 // product_data_check and vendor_checkout_readiness tools.
-func (s *Server) ProductData(ctx context.Context, caller, rawHost string) (*ProductDataAnswer, error) {
-	host, err := parseHost(rawHost, "host")
+func (s *Server) ProductData(ctx context.Context, caller string, q ProductDataParams) (*ProductDataAnswer, error) {
+	host, err := parseHost(q.Host, "host")
 	if err != nil {
 		return nil, err
 	}
@@ -89,10 +89,5 @@ func (s *Server) ProductData(ctx context.Context, caller, rawHost string) (*Prod
 }
 
 func (s *Server) productData(w http.ResponseWriter, r *http.Request) error {
-	ans, err := s.ProductData(r.Context(), s.caller(r), r.URL.Query().Get("host"))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", cacheFiveMinutes)
-	return writeJSON(w, http.StatusOK, ans)
+	return serveRead(s, w, r, decodeProductData, s.ProductData, cacheFiveMinutes)
 }

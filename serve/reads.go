@@ -1,8 +1,11 @@
 package serve
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"net/http"
+	"net/url"
 
 	"svc/serve/readlayer"
 )
@@ -63,4 +66,22 @@ func (s *Server) hostView(caller, host, what string, quotas ...quota) (readlayer
 		return nil, nil, fmt.Errorf("%s %s: %w", what, host, err)
 	}
 	return rl, dir, nil
+}
+
+// serveRead is the whole of a read's REST handler: the query string
+// decoded into the read's params (a 400 when it does not decode), the
+// read answered for the caller, and the answer written with its cache
+// policy. The read's MCP tool calls the same read with the same params.
+func serveRead[P, A any](s *Server, w http.ResponseWriter, r *http.Request,
+	decode func(url.Values) (P, error), read func(ctx context.Context, caller string, p P) (A, error), cacheControl string) error {
+	p, err := decode(r.URL.Query())
+	if err != nil {
+		return err
+	}
+	ans, err := read(r.Context(), s.caller(r), p)
+	if err != nil {
+		return err
+	}
+	w.Header().Set("Cache-Control", cacheControl)
+	return writeJSON(w, http.StatusOK, ans)
 }

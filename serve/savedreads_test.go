@@ -469,10 +469,10 @@ func TestDirectoryLongNeed(t *testing.T) {
 		}
 	}
 	// The MCP tool and the Index answer share the bound.
-	if _, err := ts.FindAgentReadyStores(context.Background(), "c", "", long, 10); err == nil || len(err.Error()) > 300 {
+	if _, err := ts.FindAgentReadyStores(context.Background(), "c", DirectoryParams{Q: long, Limit: 10}); err == nil || len(err.Error()) > 300 {
 		t.Errorf("tool with a long q: %v", err)
 	}
-	if _, err := ts.Ask(context.Background(), "c", AskQuery{Q: long}); err == nil || len(err.Error()) > 300 {
+	if _, err := ts.Ask(context.Background(), "c", AskParams{Q: long}); err == nil || len(err.Error()) > 300 {
 		t.Errorf("Index answer with a long q: %v", err)
 	}
 	exact := strings.Repeat("é", 199) + "s" // 200 characters, 399 bytes

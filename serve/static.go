@@ -39,28 +39,11 @@ func (s *Server) adoption(w http.ResponseWriter, r *http.Request) error {
 // the grid's 100 rows (one table per CSV file). Runs accepted since the
 // snapshot are listed (leaderboard.go).
 func (s *Server) leaderboard(w http.ResponseWriter, r *http.Request) error {
-	q := r.URL.Query()
-	csv := false
-	switch q.Get("format") {
-	case "", "json":
-	case "csv":
-		csv = true
-	default:
-		return fail(ErrInvalid, "format must be csv (or left out for JSON)")
+	p, err := decodeLeaderboard(r.URL.Query())
+	if err != nil {
+		return err
 	}
-	grid := false
-	switch q.Get("stores") {
-	case "", "0", "false":
-	case "1", "true":
-		grid = true
-	default:
-		return fail(ErrInvalid, "stores must be 1 to include the 100-store grid")
-	}
-	name := map[[2]bool]string{
-		{false, false}: publish.LeaderboardPath, {true, false}: publish.LeaderboardStoresPath,
-		{false, true}: publish.LeaderboardCSVPath, {true, true}: publish.LeaderboardStoresCSVPath,
-	}[[2]bool{grid, csv}]
-	return s.precomputed(w, r, name, cacheFiveMinutes)
+	return s.precomputed(w, r, p.path(), cacheFiveMinutes)
 }
 
 func (s *Server) weeklyLatest(w http.ResponseWriter, r *http.Request) error {

@@ -225,8 +225,8 @@ func parseHost(raw, param string) (string, error) {
 }
 
 // StoreCard answers GET /api/store and the store_card tool.
-func (s *Server) StoreCard(ctx context.Context, caller, rawHost string) (*StoreCard, error) {
-	host, err := parseHost(rawHost, "host")
+func (s *Server) StoreCard(ctx context.Context, caller string, p StoreParams) (*StoreCard, error) {
+	host, err := parseHost(p.Host, "host")
 	if err != nil {
 		return nil, err
 	}
@@ -354,10 +354,5 @@ func cardChecks(r *readlayer.Row) *CardChecks {
 }
 
 func (s *Server) storeHub(w http.ResponseWriter, r *http.Request) error {
-	c, err := s.StoreCard(r.Context(), s.caller(r), r.URL.Query().Get("host"))
-	if err != nil {
-		return err
-	}
-	w.Header().Set("Cache-Control", cacheFiveMinutes)
-	return writeJSON(w, http.StatusOK, c)
+	return serveRead(s, w, r, decodeStore, s.StoreCard, cacheFiveMinutes)
 }
