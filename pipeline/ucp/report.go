@@ -273,7 +273,7 @@ func (r *Report) summary() string {
 	b.Grow(200)
 	switch {
 	case r.Valid == nil && r.readVerdict() == "":
-		b.WriteString("No verdict: the profile was read but not validated")
+		b.WriteString("Unvalidated UCP business profile")
 	case r.Valid == nil:
 		b.WriteString("No verdict: the profile could not be read (")
 		if r.Source.Status != 0 {
