@@ -1,0 +1,180 @@
+package check
+
+// Reading a store's products: its products.json, the JSON-LD of its
+// product pages, and the market and page text they show.
+
+import (
+	"context"
+	"net/url"
+
+	"svc/pipeline/detect"
+)
+
+// storeAPI tries the WooCommerce Store API product lists.
+func (e *Engine) storeAPI(ctx context.Context, origin string, res *Result) ([]detect.Product, bool) {
+	for _, p := range []string{"/wp-json/wc/store/v1/products", "/wp-json/wc/store/products"} {
+		resp, ok, err := e.getJSON(ctx, origin+p)
+		if err != nil || !ok {
+			continue
+		}
+		ps, err := detect.ParseWooProducts(resp.Body)
+		if err != nil {
+			continue
+		}
+		if len(ps) == 0 && detect.DetectThrottle(resp.StatusCode, resp.Header, true).Throttled {
+			res.Catalog.Throttled = true
+		}
+		return nonNil(ps), true
+	}
+	return nil, false
+}
+
+// productRead is what the product data read leaves for the market and the
+// page text: the product page read last (nil when none answered), and the
+// product whose data was kept with where it came from.
+type productRead struct {
+	page    *detect.Page
+	product *detect.Product
+	source  string // detect.DescJSONLD or detect.DescCatalog
+	url     string
+}
+
+// productData reads Product JSON-LD from the asked URL (when it is not the
+// homepage) and the product pages the homepage links to, and falls back to
+// the public products.json.
+func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, productsJSON func() []detect.Product) (*ProductData, productRead) {
+	var read productRead
+	var pages []string
+	if asked.Path != "" && asked.Path != "/" {
+		pages = append(pages, asked.String())
+	}
+	for _, l := range detect.ProductLinks(home) {
+		if len(pages) >= e.maxProductPages {
+			break
+		}
+		if !contains(pages, l) {
+			pages = append(pages, l)
+		}
+	}
+	for _, pu := range pages {
+		resp, err := e.client.Get(ctx, pu)
+		if err != nil || resp.StatusCode != 200 {
+			continue
+		}
+		pp := detect.NewPage(resp.URL, resp.StatusCode, resp.Header, resp.Body)
+		read.page, read.url = pp, resp.URL.Redacted()
+		ld := detect.ExtractJSONLD(pp)
+		if p, ok := detect.BestProduct(ld.Products); ok {
+			read.product, read.source = &p, detect.DescJSONLD
+			return productDataFrom(p, "jsonld", resp.URL.Redacted()), read
+		}
+	}
+	if p, ok := detect.BestProduct(productsJSON()); ok {
+		read.product, read.source = &p, detect.DescCatalog
+		return productDataFrom(p, "products_json", ""), read
+	}
+	return &ProductData{}, read
+}
+
+// marketOf decides the store's market from the homepage, the product page
+// read (nil for none) and the currency a catalog quoted ("" for none).
+func marketOf(home, product *detect.Page, catalogCurrency string) Market {
+	sig := detect.ReadMarketSignals(home)
+	if product != nil {
+		sig.Merge(detect.ReadMarketSignals(product))
+	}
+	if catalogCurrency != "" {
+		sig.AddCurrency(detect.MarketCatalogCurrency, catalogCurrency)
+	}
+	for _, l := range []*[]detect.Declared{&sig.Currencies, &sig.Countries, &sig.Locales} {
+		*l = nonNil(*l)
+	}
+	m := detect.DecideMarket(sig)
+	out := Market{Declarations: &sig}
+	if m.Country != "" {
+		out.Country, out.Basis = ptr(m.Country), ptr(m.Basis)
+	}
+	if m.Currency != "" {
+		out.Currency = ptr(m.Currency)
+	}
+	return out
+}
+
+// pageTextOf judges the first description the pages gave: the kept
+// product's (JSON-LD, else catalog), else the product page's meta
+// description, else the homepage's (see detect.JudgeDescription).
+func pageTextOf(home *detect.Page, read productRead) PageText {
+	type cand struct{ text, source, url, name string }
+	var cands []cand
+	if p := read.product; p != nil {
+		u := read.url
+		if read.source == detect.DescCatalog {
+			u = ""
+		}
+		cands = append(cands, cand{p.Description, read.source, u, p.Name})
+	}
+	if read.page != nil {
+		cands = append(cands, cand{detect.MetaDescription(read.page), detect.DescProductMeta, read.url, ""})
+	}
+	if home != nil {
+		u := ""
+		if home.URL != nil {
+			u = home.URL.Redacted()
+		}
+		cands = append(cands, cand{detect.MetaDescription(home), detect.DescHomeMeta, u, ""})
+	}
+	for _, c := range cands {
+		j, ok := detect.JudgeDescription(c.text, c.source, c.name)
+		if !ok {
+			continue
+		}
+		return PageText{
+			Description: ptr(j.Text), Source: ptr(c.source), URL: c.url, Words: ptr(j.Words),
+			UseCaseMention: ptr(j.UseCaseMentioned()), UseCases: nonNil(j.UseCases),
+			AgentFriendly: ptr(j.AgentFriendly()), Issues: nonNil(j.Issues),
+		}
+	}
+	return PageText{}
+}
+
+// firstCurrency is the first currency a catalog's products quote.
+func firstCurrency(ps []detect.Product) string {
+	for _, p := range ps {
+		for _, o := range p.Offers {
+			if o.Currency != "" {
+				return o.Currency
+			}
+		}
+	}
+	return ""
+}
+
+func productDataFrom(p detect.Product, source, pageURL string) *ProductData {
+	c := p.Completeness()
+	pd := &ProductData{Source: ptr(source), URL: pageURL, Complete: c.Complete()}
+	if p.Name != "" {
+		pd.Name = ptr(p.Name)
+	}
+	if len(p.Offers) > 0 {
+		o := p.Offers[0]
+		if c.Price {
+			pd.Price = ptr(o.Price)
+		}
+		if o.Currency != "" {
+			pd.Currency = ptr(o.Currency)
+		}
+		if o.Availability != "" {
+			pd.Availability = ptr(o.Availability)
+		}
+	}
+	if p.GTIN != "" {
+		pd.GTIN = ptr(p.GTIN)
+	}
+	if p.SKU != "" {
+		pd.SKU = ptr(p.SKU)
+	}
+	if len(p.Images) > 0 {
+		pd.Image = ptr(p.Images[0])
+	}
+	return pd
+}
