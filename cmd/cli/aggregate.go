@@ -19,7 +19,11 @@ type aggregateOptions struct {
 	baseURL   string
 }
 
-func newAggregateCmd(g *globals) *cobra.Command {
+func newAggregateCmd(g *globals) *cobra.Command { return newAggregateCmdWith(g, nil) }
+
+// newAggregateCmdWith builds `svc aggregate`; runF, when set, is called with the
+// parsed options instead of aggregateRun, so flag tests run nothing.
+func newAggregateCmdWith(g *globals, runF func(*aggregateOptions) error) *cobra.Command {
 	opts := &aggregateOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "aggregate",
@@ -70,6 +74,9 @@ sharded run).`,
 				if err := validRunID(opts.previous); err != nil {
 					return usagef("--previous: %v", err)
 				}
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return aggregateRun(cmd.Context(), opts)
 		},

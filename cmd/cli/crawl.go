@@ -22,7 +22,11 @@ type crawlOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newCrawlCmd(g *globals) *cobra.Command {
+func newCrawlCmd(g *globals) *cobra.Command { return newCrawlCmdWith(g, nil) }
+
+// newCrawlCmdWith builds `svc crawl`; runF, when set, is called with the
+// parsed options instead of crawlRun, so flag tests run nothing.
+func newCrawlCmdWith(g *globals, runF func(*crawlOptions) error) *cobra.Command {
 	opts := &crawlOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "crawl --stores FILE",
@@ -58,6 +62,9 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 			}
 			if err := opts.shard.parse(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return crawlRun(cmd.Context(), opts)
 		},

@@ -20,7 +20,11 @@ type runOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newRunCmd(g *globals) *cobra.Command {
+func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
+
+// newRunCmdWith builds `svc run`; runF, when set, is called with the
+// parsed options instead of runAll, so flag tests run nothing.
+func newRunCmdWith(g *globals, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "run --stores FILE",
@@ -40,6 +44,9 @@ when started again with the same --run.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return runAll(cmd.Context(), o)
 		},

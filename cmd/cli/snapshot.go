@@ -16,7 +16,11 @@ type snapshotOptions struct {
 	baseURL string
 }
 
-func newSnapshotCmd(g *globals) *cobra.Command {
+func newSnapshotCmd(g *globals) *cobra.Command { return newSnapshotCmdWith(g, nil) }
+
+// newSnapshotCmdWith builds `svc snapshot`; runF, when set, is called with the
+// parsed options instead of snapshotRun, so flag tests run nothing.
+func newSnapshotCmdWith(g *globals, runF func(*snapshotOptions) error) *cobra.Command {
 	o := &snapshotOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
@@ -43,6 +47,9 @@ the manifest).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := validRunID(o.runID); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return snapshotRun(cmd.Context(), o)
 		},

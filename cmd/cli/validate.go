@@ -22,7 +22,11 @@ type validateOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newValidateCmd(g *globals) *cobra.Command {
+func newValidateCmd(g *globals) *cobra.Command { return newValidateCmdWith(g, nil) }
+
+// newValidateCmdWith builds `svc validate`; runF, when set, is called with the
+// parsed options instead of validateRun, so flag tests run nothing.
+func newValidateCmdWith(g *globals, runF func(*validateOptions) error) *cobra.Command {
 	opts := &validateOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "validate",
@@ -69,6 +73,9 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 			}
 			if err := opts.shard.parse(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return validateRun(cmd.Context(), opts)
 		},
