@@ -2,9 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -92,52 +90,13 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 	if err != nil {
 		return err
 	}
-	log := opts.logger()
-	ri, err := opts.store.openRun(ctx, opts.runID, time.Now())
-	if err != nil {
-		return err
-	}
-	// Stores accepted by POST /api/stores/submit up to the run's start join
-	// the CSV's (which wins for a host in both), so a resumed crawl sees the
-	// same list, and so does every shard: they share run.json's start.
-	stores, submitted, err := pipeline.MergeSubmitted(stores, filepath.Join(opts.data, "state"), ri.Started)
-	if err != nil {
-		return err
-	}
-	if submitted > 0 {
-		log.Info("submitted stores queued", "stores", submitted)
-	}
-	dir := pipeline.RunDir(opts.data, opts.runID)
-	part := pipeline.ChecksDir(dir, opts.shard.shard)
-	// With a bucket, this partition's journal comes down first, so a crawl
-	// re-run on another machine resumes where the uploaded one stopped.
-	synced := partPaths(dir, part, pipeline.JournalName, pipeline.ChecksFile)
-	if err := opts.store.pullRunFiles(ctx, opts.runID, synced...); err != nil {
-		return err
-	}
-	stats, err := pipeline.Crawl(ctx, pipeline.CrawlOptions{
+	return pipeline.CrawlStage(ctx, pipeline.CrawlStageOptions{
+		StageEnv:    opts.stageEnv(opts.runID),
 		Stores:      stores,
-		Dir:         dir,
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
 		Checker:     eng,
-		Progress:    pipeline.NewProgress(opts.errOut, "crawl", log),
-		Log:         log,
 	})
-	if err != nil {
-		return fmt.Errorf("crawl %s%s: %w", opts.runID, opts.shard.label(), err)
-	}
-	n, err := pipeline.WriteChecks(part)
-	if err != nil {
-		return err
-	}
-	if err := opts.store.pushRunFiles(ctx, opts.runID, synced...); err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.out, "crawl %s%s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",
-		opts.runID, opts.shard.label(), stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(part, pipeline.ChecksFile),
-		stats.Elapsed.Round(time.Millisecond))
-	return nil
 }
 
 // validRunID keeps run ids to safe folder names.

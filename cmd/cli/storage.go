@@ -228,17 +228,6 @@ func (g *globals) resolveData(cmd *cobra.Command) error {
 	return nil
 }
 
-// partPaths names a stage's output inside the run folder, relative to it:
-// the partition folder of a sharded run, else the stage's own files at
-// the run folder's top.
-func partPaths(runDir, partDir string, files ...string) []string {
-	rel, err := filepath.Rel(runDir, partDir)
-	if err != nil || rel == "." {
-		return files
-	}
-	return []string{filepath.ToSlash(rel)}
-}
-
 // openRun opens the run for a crawl: with a bucket, the bucket's run.json
 // wins (another shard may have started the run), and a run.json created
 // here is uploaded only if no other shard got there first.
@@ -313,4 +302,37 @@ func (s *storage) pullTop(ctx context.Context, dir string) error {
 	}
 	_, err := bucket.Pull(ctx, s.bucket, dir, filepath.Join(s.local, dir))
 	return err
+}
+
+// runFiles is the storage as the pipeline's stage functions see it.
+type runFiles struct{ s *storage }
+
+var _ pipeline.RunFiles = runFiles{}
+
+func (f runFiles) Pull(ctx context.Context, runID string, paths ...string) error {
+	return f.s.pullRunFiles(ctx, runID, paths...)
+}
+
+func (f runFiles) Push(ctx context.Context, runID string, paths ...string) error {
+	return f.s.pushRunFiles(ctx, runID, paths...)
+}
+
+func (f runFiles) OpenRun(ctx context.Context, runID string, now time.Time) (pipeline.RunInfo, error) {
+	return f.s.openRun(ctx, runID, now)
+}
+
+func (f runFiles) PullHistory(ctx context.Context, cur pipeline.RunInfo, previous string, noHistory bool) error {
+	return f.s.pullHistory(ctx, cur, previous, noHistory)
+}
+
+func (f runFiles) PullTop(ctx context.Context, dir string) error { return f.s.pullTop(ctx, dir) }
+
+func (f runFiles) PublishStore(ctx context.Context) (publish.Store, error) {
+	return f.s.publishStore(ctx)
+}
+
+// stageEnv is what every pipeline stage function is given from the
+// global flags.
+func (g *globals) stageEnv(runID string) pipeline.StageEnv {
+	return pipeline.StageEnv{DataDir: g.data, RunID: runID, Files: runFiles{g.store}, Out: g.out, ErrOut: g.errOut, Log: g.logger()}
 }
