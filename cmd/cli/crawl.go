@@ -77,14 +77,9 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 }
 
 func crawlRun(ctx context.Context, opts *crawlOptions) error {
-	in, err := os.Open(opts.stores)
+	stores, err := readStoresFile(opts.stores)
 	if err != nil {
-		return usagef("--stores: %v", err)
-	}
-	stores, err := pipeline.ReadStores(in)
-	in.Close()
-	if err != nil {
-		return usagef("--stores %s: %v", opts.stores, err)
+		return err
 	}
 	eng, err := opts.newEngine(opts.ucpFlags)
 	if err != nil {
@@ -97,6 +92,21 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		Shard:       opts.shard.shard,
 		Checker:     eng,
 	})
+}
+
+// readStoresFile reads the --stores CSV; a file that is missing or
+// malformed is a usage error.
+func readStoresFile(path string) ([]pipeline.Store, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--stores: %v", err)
+	}
+	stores, err := pipeline.ReadStores(in)
+	in.Close()
+	if err != nil {
+		return nil, usagef("--stores %s: %v", path, err)
+	}
+	return stores, nil
 }
 
 // validRunID keeps run ids to safe folder names.

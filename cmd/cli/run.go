@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"svc/pipeline"
 )
 
 // runOptions holds the flags of `svc run`, which are the union of the
@@ -82,32 +82,23 @@ func (o *runOptions) validate() error {
 	return nil
 }
 
-// runAll runs the four stages of one run, each exactly as its own command
-// would, stopping at the first stage that fails.
+// runAll runs the four stages of one run through pipeline.Run, each
+// exactly as its own command would, stopping at the first stage that fails.
 func runAll(ctx context.Context, o *runOptions) error {
-	start := time.Now()
-	stages := []struct {
-		name string
-		run  func() error
-	}{
-		{"crawl", func() error {
-			return crawlRun(ctx, &crawlOptions{globals: o.globals, stores: o.stores, runID: o.runID, concurrency: o.concurrency, ucpFlags: o.ucpFlags})
-		}},
-		{"validate", func() error {
-			return validateRun(ctx, &validateOptions{globals: o.globals, runID: o.runID, concurrency: o.concurrency, agentPaths: o.agentPaths, ucpFlags: o.ucpFlags})
-		}},
-		{"aggregate", func() error {
-			return aggregateRun(ctx, &aggregateOptions{globals: o.globals, runID: o.runID, baseURL: o.baseURL})
-		}},
-		{"snapshot", func() error {
-			return snapshotRun(ctx, &snapshotOptions{globals: o.globals, runID: o.runID, baseURL: o.baseURL})
-		}},
-	}
-	for _, st := range stages {
-		if err := st.run(); err != nil {
-			return fmt.Errorf("run %s: %s: %w", o.runID, st.name, err)
-		}
-	}
-	fmt.Fprintf(o.out, "run %s: done in %s\n", o.runID, time.Since(start).Round(time.Millisecond))
-	return nil
+	return pipeline.Run(ctx, pipeline.RunOptions{
+		StageEnv:    o.stageEnv(o.runID),
+		Concurrency: o.concurrency,
+		BaseURL:     o.baseURL,
+		AgentPaths:  o.agentPaths,
+		FixtureRuns: o.fixtureAddr != "",
+		Stores:      func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
+		Checker: func() (pipeline.Checker, error) {
+			eng, err := o.newEngine(o.ucpFlags)
+			if err != nil {
+				return nil, err
+			}
+			return eng, nil
+		},
+		Tools: o.validateTools(o.ucpFlags),
+	})
 }

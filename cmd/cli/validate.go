@@ -94,13 +94,19 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		Shard:       opts.shard.shard,
 		AgentPaths:  opts.agentPaths,
 		FixtureRuns: opts.fixtureAddr != "",
-		Tools: func() (*fetch.Client, *ucp.Validator, error) {
-			client, err := opts.newClient()
-			if err != nil {
-				return nil, nil, err
-			}
-			v, err := opts.ucpFlags.validator(opts.globals, client)
-			return client, v, err
-		},
+		Tools:       opts.validateTools(opts.ucpFlags),
 	})
+}
+
+// validateTools builds the validate stage's client and UCP validator from
+// the global and UCP flags, when the stage asks for them.
+func (g *globals) validateTools(uf ucpSchemaFlags) func() (*fetch.Client, *ucp.Validator, error) {
+	return func() (*fetch.Client, *ucp.Validator, error) {
+		client, err := g.newClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := uf.validator(g, client)
+		return client, v, err
+	}
 }
