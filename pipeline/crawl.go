@@ -149,12 +149,6 @@ const JournalName = "checks.jsonl"
 // never fatal.
 func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 	start := time.Now()
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	if opts.Shard.Sharded() {
 		if err := opts.Shard.Validate(); err != nil {
 			return CrawlStats{}, fmt.Errorf("crawl: %w", err)

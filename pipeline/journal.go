@@ -26,10 +26,10 @@ type journaled[T any] struct {
 	items       []T             // every item of the stage, resumed ones included
 	host        func(T) string  // an item's host, the journal's key
 	done        map[string]bool // hosts the journal already holds: skipped
-	concurrency int
-	progress    Progress // nil for none
-	log         *slog.Logger
-	failedMsg   string // the warning logged for an item that failed
+	concurrency int             // items at once; default 16
+	progress    Progress        // nil for none
+	log         *slog.Logger    // nil for none
+	failedMsg   string          // the warning logged for an item that failed
 	// work does one item. The result is not recorded when ctx is
 	// cancelled meanwhile: the item runs again on resume.
 	work func(context.Context, T) workResult
@@ -54,6 +54,12 @@ type journalCounts struct {
 // items when ctx is cancelled. The error is the journal's first write
 // error, if any; the caller joins ctx.Err().
 func (r journaled[T]) run(ctx context.Context) (journalCounts, error) {
+	if r.concurrency <= 0 {
+		r.concurrency = 16
+	}
+	if r.log == nil {
+		r.log = slog.New(slog.DiscardHandler)
+	}
 	c := journalCounts{total: len(r.items)}
 	var todo []T
 	for _, it := range r.items {

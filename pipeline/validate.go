@@ -14,7 +14,6 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/check"
-	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
 )
@@ -82,12 +81,6 @@ type ValidationRecord struct {
 // resumes where it stopped.
 func Validate(ctx context.Context, opts ValidateOptions) (ValidateStats, error) {
 	start := time.Now()
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -275,11 +268,7 @@ func WriteShardUCPValidations(runDir string, s Shard) (int, error) {
 	if rowErr != nil {
 		return 0, fmt.Errorf("write ucp validations %s: %w", dir, rowErr)
 	}
-	var buf bytes.Buffer
-	if err := datasets.WriteParquet(&buf, cols); err != nil {
-		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
-	}
-	if err := durable.WriteFileAtomic(filepath.Join(dir, UCPFile), buf.Bytes(), 0o644); err != nil {
+	if err := writeParquetFile(filepath.Join(dir, UCPFile), cols); err != nil {
 		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
 	}
 	return cols.Len(), nil
