@@ -176,3 +176,17 @@ func Run(ctx context.Context, o RunOptions) error {
 	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
 	return nil
 }
+
+// ValidRunID keeps run ids to safe folder names: 1 to 64 letters, digits,
+// '-', '_' and '.', not starting with '.'.
+func ValidRunID(id string) error {
+	if id == "" || len(id) > 64 {
+		return errors.New("--run must be 1 to 64 characters")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || id[0] == '.' {
+			return fmt.Errorf("--run %q: use letters, digits, '-', '_' and '.' only", id)
+		}
+	}
+	return nil
+}

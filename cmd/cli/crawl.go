@@ -109,15 +109,11 @@ func readStoresFile(path string) ([]pipeline.Store, error) {
 	return stores, nil
 }
 
-// validRunID keeps run ids to safe folder names.
+// validRunID keeps run ids to safe folder names; a bad one is a usage
+// error.
 func validRunID(id string) error {
-	if id == "" || len(id) > 64 {
-		return usagef("--run must be 1 to 64 characters")
-	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || id[0] == '.' {
-			return usagef("--run %q: use letters, digits, '-', '_' and '.' only", id)
-		}
+	if err := pipeline.ValidRunID(id); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }
