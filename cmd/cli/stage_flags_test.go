@@ -58,6 +58,12 @@ func TestStageFlags(t *testing.T) {
 				return nil
 			})
 		},
+		"demo": func(g *globals) *cobra.Command {
+			return newDemoCmdWith(g, func(o *demoOptions) error {
+				got = fmt.Sprintf("%s %s %s %v %d %d", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores)
+				return nil
+			})
+		},
 	}
 	for _, tc := range []struct {
 		cmd  string
@@ -74,6 +80,8 @@ func TestStageFlags(t *testing.T) {
 		{"snapshot", []string{"--run", "r2", "--base-url", "https://svc.example"}, `r2 "https://svc.example"`},
 		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false`},
 		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16`},
+		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
+		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
 	} {
 		got = ""
 		var out, errOut bytes.Buffer
@@ -103,6 +111,7 @@ func TestStageFlags(t *testing.T) {
 		{"snapshot", []string{"--run", ".hidden"}},
 		{"run", []string{"--stores", "s.csv", "--concurrency", "2000"}},
 		{"schedule", []string{"--stores", "s.csv"}}, // no --cron
+		{"demo", []string{"--addr", "nohostport"}},
 	} {
 		got = "not called"
 		cmd := build[tc.cmd](&globals{context: context.Background(), data: data, out: &bytes.Buffer{}, errOut: &bytes.Buffer{}})
