@@ -36,14 +36,20 @@ func WriteChecks(dir string) (int, error) {
 	if rowErr != nil {
 		return 0, fmt.Errorf("write checks %s: %w", dir, rowErr)
 	}
-	var buf bytes.Buffer
-	if err := datasets.WriteParquet(&buf, cols); err != nil {
-		return 0, fmt.Errorf("write checks %s: %w", dir, err)
-	}
-	if err := durable.WriteFileAtomic(filepath.Join(dir, ChecksFile), buf.Bytes(), 0o644); err != nil {
+	if err := writeParquetFile(filepath.Join(dir, ChecksFile), cols); err != nil {
 		return 0, fmt.Errorf("write checks %s: %w", dir, err)
 	}
 	return cols.Len(), nil
+}
+
+// writeParquetFile writes cols as one Parquet file at path, atomically, so
+// a re-run after a crash replaces the file whole.
+func writeParquetFile(path string, cols *datasets.Columns) error {
+	var buf bytes.Buffer
+	if err := datasets.WriteParquet(&buf, cols); err != nil {
+		return err
+	}
+	return durable.WriteFileAtomic(path, buf.Bytes(), 0o644)
 }
 
 // CheckRow maps one journal record to a row of datasets.Checks. A store

@@ -4,23 +4,18 @@
 package pipeline
 
 import (
-	"bufio"
 	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"svc/pipeline/check"
-	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
 )
 
@@ -154,12 +149,6 @@ const JournalName = "checks.jsonl"
 // never fatal.
 func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 	start := time.Now()
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	if opts.Shard.Sharded() {
 		if err := opts.Shard.Validate(); err != nil {
 			return CrawlStats{}, fmt.Errorf("crawl: %w", err)
@@ -178,81 +167,33 @@ func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 	if err != nil {
 		return CrawlStats{}, err
 	}
-	f, _, err := durable.OpenAppend(path, 0o644)
+	j, err := openJournal(path)
 	if err != nil {
 		return CrawlStats{}, fmt.Errorf("crawl: %w", err)
 	}
-	defer f.Close()
-	j := &jsonLines{w: bufio.NewWriter(f), f: f}
-
-	stats := CrawlStats{Total: len(opts.Stores)}
-	var todo []Store
-	for _, s := range opts.Stores {
-		if done[s.Host] {
-			stats.Resumed++
-			continue
-		}
-		todo = append(todo, s)
-	}
-	if stats.Resumed > 0 {
-		opts.Log.Info("crawl resumed", "already_done", stats.Resumed, "remaining", len(todo))
-	}
-	if opts.Progress != nil {
-		opts.Progress.Start(stats.Total, stats.Resumed)
-	}
-
-	jobs := make(chan Store)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var writeErr error
-	for range min(opts.Concurrency, max(len(todo), 1)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for s := range jobs {
-				rec := CrawlRecord{Store: s}
-				res, err := opts.Checker.Check(ctx, "https://"+s.Host+"/")
-				if err != nil {
-					rec.Error = check.ErrorClass(err)
-				} else {
-					rec.Result = res
-				}
-				if ctx.Err() != nil {
-					return // an interrupted check is not recorded: it runs again on resume
-				}
-				mu.Lock()
-				if err := j.append(rec); err != nil && writeErr == nil {
-					writeErr = err
-				}
-				stats.Done++
-				if rec.Error != "" {
-					stats.Failed++
-					opts.Log.Warn("store check failed", "host", s.Host, "error", rec.Error)
-				}
-				if opts.Progress != nil {
-					opts.Progress.Add(s.Host, rec.Error != "")
-				}
-				mu.Unlock()
+	defer j.close()
+	c, writeErr := journaled[Store]{
+		name:        "crawl",
+		journal:     j,
+		items:       opts.Stores,
+		host:        func(s Store) string { return s.Host },
+		done:        done,
+		concurrency: opts.Concurrency,
+		progress:    opts.Progress,
+		log:         opts.Log,
+		failedMsg:   "store check failed",
+		work: func(ctx context.Context, s Store) workResult {
+			rec := CrawlRecord{Store: s}
+			res, err := opts.Checker.Check(ctx, "https://"+s.Host+"/")
+			if err != nil {
+				rec.Error = check.ErrorClass(err)
+			} else {
+				rec.Result = res
 			}
-		}()
-	}
-feed:
-	for _, s := range todo {
-		select {
-		case jobs <- s:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := j.flush(); err != nil && writeErr == nil {
-		writeErr = err
-	}
-	if opts.Progress != nil {
-		opts.Progress.Finish()
-	}
-	stats.Elapsed = time.Since(start)
+			return workResult{record: rec, host: s.Host, failed: rec.Error != "", errText: rec.Error}
+		},
+	}.run(ctx)
+	stats := CrawlStats{Total: c.total, Done: c.done, Resumed: c.resumed, Failed: c.failed, Elapsed: time.Since(start)}
 	return stats, errors.Join(writeErr, ctx.Err())
 }
 
@@ -270,31 +211,5 @@ func readJournalHosts(path string) (map[string]bool, error) {
 // ReadJournal calls fn for every complete record of a crawl journal, in file
 // order, keeping only the last record of a host. Torn lines are skipped.
 func ReadJournal(path string, fn func(CrawlRecord)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	last := map[string]CrawlRecord{}
-	var order []string
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r CrawlRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Store.Host == "" {
-			continue
-		}
-		if _, ok := last[r.Store.Host]; !ok {
-			order = append(order, r.Store.Host)
-		}
-		last[r.Store.Host] = r
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read journal %s: %w", path, err)
-	}
-	sort.Strings(order)
-	for _, h := range order {
-		fn(last[h])
-	}
-	return nil
+	return readLastByHost(path, "journal", func(r CrawlRecord) string { return r.Store.Host }, fn)
 }

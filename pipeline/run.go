@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -10,6 +11,8 @@ import (
 	"time"
 
 	"svc/pipeline/durable"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
 )
 
 // A run's work folder, DIR/work/<run-id>/, is how the stages hand over to
@@ -117,4 +120,73 @@ func ReadRun(dataDir, id string) (RunInfo, error) {
 		return RunInfo{}, fmt.Errorf("run %s does not exist under %s: run `svc crawl --run %s` first", id, filepath.Join(dataDir, "work"), id)
 	}
 	return ri, err
+}
+
+// RunOptions configure Run: the union of the four stages' options.
+type RunOptions struct {
+	StageEnv
+	Concurrency int    // stores checked, and profiles validated, at once
+	BaseURL     string // absolute base of published links; "" for root-relative
+	AgentPaths  bool   // validate also measures the agent paths
+	FixtureRuns bool   // and imports the fixture world's browser runs
+	// Stores reads the crawl's store list; Checker builds the crawl's
+	// check engine; Tools the validate stage's client and validator. Each
+	// is called when its stage starts, as the stage's own command would.
+	Stores  func() ([]Store, error)
+	Checker func() (Checker, error)
+	Tools   func() (*fetch.Client, *ucp.Validator, error)
+}
+
+// Run runs the four stages of one run in order (crawl, validate,
+// aggregate, snapshot), each exactly as its own command would, stopping at
+// the first stage that fails, and prints how long it took. `svc run`,
+// `svc schedule` (each tick) and `svc demo` all run through it.
+func Run(ctx context.Context, o RunOptions) error {
+	start := time.Now()
+	stages := []struct {
+		name string
+		run  func() error
+	}{
+		{"crawl", func() error {
+			stores, err := o.Stores()
+			if err != nil {
+				return err
+			}
+			chk, err := o.Checker()
+			if err != nil {
+				return err
+			}
+			return CrawlStage(ctx, CrawlStageOptions{StageEnv: o.StageEnv, Stores: stores, Concurrency: o.Concurrency, Checker: chk})
+		}},
+		{"validate", func() error {
+			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths, FixtureRuns: o.FixtureRuns, Tools: o.Tools})
+		}},
+		{"aggregate", func() error {
+			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
+		}},
+		{"snapshot", func() error {
+			return SnapshotStage(ctx, SnapshotStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
+		}},
+	}
+	for _, st := range stages {
+		if err := st.run(); err != nil {
+			return fmt.Errorf("run %s: %s: %w", o.RunID, st.name, err)
+		}
+	}
+	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// ValidRunID keeps run ids to safe folder names: 1 to 64 letters, digits,
+// '-', '_' and '.', not starting with '.'.
+func ValidRunID(id string) error {
+	if id == "" || len(id) > 64 {
+		return errors.New("--run must be 1 to 64 characters")
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || id[0] == '.' {
+			return fmt.Errorf("--run %q: use letters, digits, '-', '_' and '.' only", id)
+		}
+	}
+	return nil
 }

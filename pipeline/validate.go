@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -10,14 +9,11 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"svc/datasets"
 	"svc/pipeline/check"
-	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
 	"svc/pipeline/ucp"
 )
@@ -85,12 +81,6 @@ type ValidationRecord struct {
 // resumes where it stopped.
 func Validate(ctx context.Context, opts ValidateOptions) (ValidateStats, error) {
 	start := time.Now()
-	if opts.Concurrency <= 0 {
-		opts.Concurrency = 16
-	}
-	if opts.Log == nil {
-		opts.Log = slog.New(slog.DiscardHandler)
-	}
 	if opts.Now == nil {
 		opts.Now = time.Now
 	}
@@ -118,76 +108,27 @@ func Validate(ctx context.Context, opts ValidateOptions) (ValidateStats, error) 
 	if err := readValidations(path, func(r ValidationRecord) { done[r.Host] = true }); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return ValidateStats{}, err
 	}
-	f, _, err := durable.OpenAppend(path, 0o644)
+	j, err := openJournal(path)
 	if err != nil {
 		return ValidateStats{}, fmt.Errorf("validate %s: %w", opts.Dir, err)
 	}
-	defer f.Close()
-	j := &jsonLines{w: bufio.NewWriter(f), f: f}
-
-	stats := ValidateStats{Total: len(crawled)}
-	var todo []CrawlRecord
-	for _, rec := range crawled {
-		if done[rec.Store.Host] {
-			stats.Resumed++
-			continue
-		}
-		todo = append(todo, rec)
-	}
-	if stats.Resumed > 0 {
-		opts.Log.Info("validate resumed", "already_done", stats.Resumed, "remaining", len(todo))
-	}
-	if opts.Progress != nil {
-		opts.Progress.Start(stats.Total, stats.Resumed)
-	}
-
-	jobs := make(chan CrawlRecord)
-	var mu sync.Mutex
-	var wg sync.WaitGroup
-	var writeErr error
-	for range min(opts.Concurrency, max(len(todo), 1)) {
-		wg.Go(func() {
-			for rec := range jobs {
-				vr, skipped, failed := validateOne(ctx, opts, rec)
-				if ctx.Err() != nil {
-					return // not recorded: validated again on resume
-				}
-				mu.Lock()
-				if err := j.append(vr); err != nil && writeErr == nil {
-					writeErr = err
-				}
-				stats.Done++
-				if skipped {
-					stats.Skipped++
-				}
-				if failed {
-					stats.Failed++
-					opts.Log.Warn("profile validation failed", "host", vr.Host, "error", vr.FetchError)
-				}
-				if opts.Progress != nil {
-					opts.Progress.Add(vr.Host, failed)
-				}
-				mu.Unlock()
-			}
-		})
-	}
-feed:
-	for _, rec := range todo {
-		select {
-		case jobs <- rec:
-		case <-ctx.Done():
-			break feed
-		}
-	}
-	close(jobs)
-	wg.Wait()
-	if err := j.flush(); err != nil && writeErr == nil {
-		writeErr = err
-	}
-	if opts.Progress != nil {
-		opts.Progress.Finish()
-	}
-	stats.Elapsed = time.Since(start)
+	defer j.close()
+	c, writeErr := journaled[CrawlRecord]{
+		name:        "validate",
+		journal:     j,
+		items:       crawled,
+		host:        func(r CrawlRecord) string { return r.Store.Host },
+		done:        done,
+		concurrency: opts.Concurrency,
+		progress:    opts.Progress,
+		log:         opts.Log,
+		failedMsg:   "profile validation failed",
+		work: func(ctx context.Context, rec CrawlRecord) workResult {
+			vr, skipped, failed := validateOne(ctx, opts, rec)
+			return workResult{record: vr, host: vr.Host, skipped: skipped, failed: failed, errText: vr.FetchError}
+		},
+	}.run(ctx)
+	stats := ValidateStats{Total: c.total, Done: c.done, Resumed: c.resumed, Skipped: c.skipped, Failed: c.failed, Elapsed: time.Since(start)}
 	if writeErr != nil {
 		writeErr = fmt.Errorf("validate %s: %w", opts.Dir, writeErr)
 	}
@@ -283,33 +224,7 @@ func scrubError(report []byte, raw, class string) []byte {
 // readValidations calls fn for the last complete record of every host in
 // the validate journal, in host order. Torn lines are skipped.
 func readValidations(path string, fn func(ValidationRecord)) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	last := map[string]ValidationRecord{}
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 64<<20)
-	for sc.Scan() {
-		var r ValidationRecord
-		if err := json.Unmarshal(sc.Bytes(), &r); err != nil || r.Host == "" {
-			continue
-		}
-		last[r.Host] = r
-	}
-	if err := sc.Err(); err != nil {
-		return fmt.Errorf("read validations %s: %w", path, err)
-	}
-	hosts := make([]string, 0, len(last))
-	for h := range last {
-		hosts = append(hosts, h)
-	}
-	sort.Strings(hosts)
-	for _, h := range hosts {
-		fn(last[h])
-	}
-	return nil
+	return readLastByHost(path, "validations", func(r ValidationRecord) string { return r.Host }, fn)
 }
 
 // WriteUCPValidations turns the run's validate journal into
@@ -353,11 +268,7 @@ func WriteShardUCPValidations(runDir string, s Shard) (int, error) {
 	if rowErr != nil {
 		return 0, fmt.Errorf("write ucp validations %s: %w", dir, rowErr)
 	}
-	var buf bytes.Buffer
-	if err := datasets.WriteParquet(&buf, cols); err != nil {
-		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
-	}
-	if err := durable.WriteFileAtomic(filepath.Join(dir, UCPFile), buf.Bytes(), 0o644); err != nil {
+	if err := writeParquetFile(filepath.Join(dir, UCPFile), cols); err != nil {
 		return 0, fmt.Errorf("write ucp validations %s: %w", dir, err)
 	}
 	return cols.Len(), nil
@@ -392,53 +303,4 @@ func ValidationRow(r ValidationRecord) datasets.Row {
 	row[10] = nullStr(rep.SchemaSource.Type)
 	row[12] = string(r.Report)
 	return row
-}
-
-// jsonLines appends JSON lines: the crawl's and the validate stage's
-// journals. Every 64 lines go to the operating system, so a killed process
-// loses at most the lines of its buffer; an fsync follows at most once per
-// syncEvery, so a machine that loses power loses at most about that much
-// more. A resumed stage simply checks the lost tail again. flush, at the
-// end, writes and syncs everything.
-type jsonLines struct {
-	w       *bufio.Writer
-	f       *os.File
-	pending int
-	synced  time.Time
-}
-
-// syncEvery bounds how often a journal is fsync'd, so that the crawl's
-// speed does not follow the disk's fsync latency (one fsync per 64 stores
-// was 150 fsyncs in a 10,000-store crawl).
-const syncEvery = time.Second
-
-func (j *jsonLines) append(v any) error {
-	b, err := json.Marshal(v)
-	if err != nil {
-		return err
-	}
-	if _, err := j.w.Write(append(b, '\n')); err != nil {
-		return err
-	}
-	j.pending++
-	if j.pending < 64 {
-		return nil
-	}
-	if err := j.w.Flush(); err != nil {
-		return err
-	}
-	j.pending = 0
-	if time.Since(j.synced) < syncEvery {
-		return nil
-	}
-	j.synced = time.Now()
-	return j.f.Sync()
-}
-
-func (j *jsonLines) flush() error {
-	if err := j.w.Flush(); err != nil {
-		return err
-	}
-	j.pending = 0
-	return j.f.Sync()
 }

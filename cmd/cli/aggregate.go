@@ -2,8 +2,7 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
+	"errors"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +18,11 @@ type aggregateOptions struct {
 	baseURL   string
 }
 
-func newAggregateCmd(g *globals) *cobra.Command {
+func newAggregateCmd(g *globals) *cobra.Command { return newAggregateCmdWith(g, nil) }
+
+// newAggregateCmdWith builds `svc aggregate`; runF, when set, is called with the
+// parsed options instead of aggregateRun, so flag tests run nothing.
+func newAggregateCmdWith(g *globals, runF func(*aggregateOptions) error) *cobra.Command {
 	opts := &aggregateOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "aggregate",
@@ -71,6 +74,9 @@ sharded run).`,
 					return usagef("--previous: %v", err)
 				}
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return aggregateRun(cmd.Context(), opts)
 		},
 	}
@@ -83,56 +89,14 @@ sharded run).`,
 }
 
 func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
-	dir := pipeline.RunDir(opts.data, opts.runID)
-	// With a bucket: the whole run folder (every partition) and the run
-	// compared with come down first; out/ goes back up after.
-	if err := opts.store.pullRunFiles(ctx, opts.runID); err != nil {
-		return err
+	err := pipeline.AggregateStage(ctx, pipeline.AggregateStageOptions{
+		StageEnv:  opts.stageEnv(opts.runID),
+		Previous:  opts.previous,
+		NoHistory: opts.noHistory,
+		BaseURL:   opts.baseURL,
+	})
+	if pe := (*pipeline.PreviousRunError)(nil); errors.As(err, &pe) {
+		return usagef("--previous: %v", pe.Err)
 	}
-	ri, err := pipeline.ReadRun(opts.data, opts.runID)
-	if err != nil {
-		return err
-	}
-	if err := opts.store.pullHistory(ctx, ri, opts.previous, opts.noHistory); err != nil {
-		return fmt.Errorf("aggregate %s: previous run: %w", opts.runID, err)
-	}
-	ao := pipeline.AggregateOptions{
-		Dir:         dir,
-		NoHistory:   opts.noHistory,
-		BaseURL:     opts.baseURL,
-		BrowserLane: pipeline.BrowserLaneFromBools(pipeline.BrowserLaneByHost),
-		SVC100IDs:   pipeline.SVC100IDsByHost,
-		UCPPath:     pipeline.UCPPathByHost,
-		Log:         opts.logger(),
-	}
-	if opts.previous != "" {
-		if _, err := pipeline.ReadRun(opts.data, opts.previous); err != nil {
-			return usagef("--previous: %v", err)
-		}
-		ao.Previous = pipeline.RunDir(opts.data, opts.previous)
-	}
-	res, err := pipeline.Aggregate(ctx, ao)
-	if err != nil {
-		return err
-	}
-	if _, err := pipeline.AggregateLeaderboard(ctx, dir, filepath.Join(opts.data, "state")); err != nil {
-		return fmt.Errorf("aggregate %s: leaderboard: %w", opts.runID, err)
-	}
-	if err := opts.store.pushRunFiles(ctx, opts.runID, pipeline.OutDir); err != nil {
-		return err
-	}
-	prev := "none"
-	if res.Previous != "" {
-		prev = res.Previous
-	}
-	fmt.Fprintf(opts.out, "aggregate %s: compared with run %s; output in %s\n", opts.runID, prev, filepath.Join(dir, pipeline.OutDir))
-	for _, t := range res.Tables {
-		fmt.Fprintf(opts.out, "  %-22s %8d rows\n", t.Name, t.Rows)
-	}
-	for _, f := range res.Files {
-		if filepath.Ext(f) == ".json" {
-			fmt.Fprintf(opts.out, "  %s\n", f)
-		}
-	}
-	return nil
+	return err
 }

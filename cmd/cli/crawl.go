@@ -2,15 +2,12 @@ package cli
 
 import (
 	"context"
-	"fmt"
 	"os"
-	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"svc/pipeline"
-	"svc/pipeline/inbox"
 )
 
 // crawlOptions holds the flags of `svc crawl`.
@@ -23,7 +20,11 @@ type crawlOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newCrawlCmd(g *globals) *cobra.Command {
+func newCrawlCmd(g *globals) *cobra.Command { return newCrawlCmdWith(g, nil) }
+
+// newCrawlCmdWith builds `svc crawl`; runF, when set, is called with the
+// parsed options instead of crawlRun, so flag tests run nothing.
+func newCrawlCmdWith(g *globals, runF func(*crawlOptions) error) *cobra.Command {
 	opts := &crawlOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "crawl --stores FILE",
@@ -60,6 +61,9 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 			if err := opts.shard.parse(); err != nil {
 				return err
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return crawlRun(cmd.Context(), opts)
 		},
 	}
@@ -73,76 +77,43 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 }
 
 func crawlRun(ctx context.Context, opts *crawlOptions) error {
-	in, err := os.Open(opts.stores)
+	stores, err := readStoresFile(opts.stores)
 	if err != nil {
-		return usagef("--stores: %v", err)
-	}
-	stores, err := pipeline.ReadStores(in)
-	in.Close()
-	if err != nil {
-		return usagef("--stores %s: %v", opts.stores, err)
+		return err
 	}
 	eng, err := opts.newEngine(opts.ucpFlags)
 	if err != nil {
 		return err
 	}
-	log := opts.logger()
-	ri, err := opts.store.openRun(ctx, opts.runID, time.Now())
-	if err != nil {
-		return err
-	}
-	// Stores accepted by POST /api/stores/submit up to the run's start join
-	// the CSV's (which wins for a host in both), so a resumed crawl sees the
-	// same list, and so does every shard: they share run.json's start.
-	stores, submitted, err := pipeline.MergeSubmitted(ctx, stores, inbox.DirReader(filepath.Join(opts.data, "state")), ri.Started)
-	if err != nil {
-		return err
-	}
-	if submitted > 0 {
-		log.Info("submitted stores queued", "stores", submitted)
-	}
-	dir := pipeline.RunDir(opts.data, opts.runID)
-	part := pipeline.ChecksDir(dir, opts.shard.shard)
-	// With a bucket, this partition's journal comes down first, so a crawl
-	// re-run on another machine resumes where the uploaded one stopped.
-	synced := partPaths(dir, part, pipeline.JournalName, pipeline.ChecksFile)
-	if err := opts.store.pullRunFiles(ctx, opts.runID, synced...); err != nil {
-		return err
-	}
-	stats, err := pipeline.Crawl(ctx, pipeline.CrawlOptions{
+	return pipeline.CrawlStage(ctx, pipeline.CrawlStageOptions{
+		StageEnv:    opts.stageEnv(opts.runID),
 		Stores:      stores,
-		Dir:         dir,
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
 		Checker:     eng,
-		Progress:    pipeline.NewProgress(opts.errOut, "crawl", log),
-		Log:         log,
 	})
-	if err != nil {
-		return fmt.Errorf("crawl %s%s: %w", opts.runID, opts.shard.label(), err)
-	}
-	n, err := pipeline.WriteChecks(part)
-	if err != nil {
-		return err
-	}
-	if err := opts.store.pushRunFiles(ctx, opts.runID, synced...); err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.out, "crawl %s%s: %d stores, %d checked now, %d resumed, %d failed, %d rows in %s (%s)\n",
-		opts.runID, opts.shard.label(), stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(part, pipeline.ChecksFile),
-		stats.Elapsed.Round(time.Millisecond))
-	return nil
 }
 
-// validRunID keeps run ids to safe folder names.
-func validRunID(id string) error {
-	if id == "" || len(id) > 64 {
-		return usagef("--run must be 1 to 64 characters")
+// readStoresFile reads the --stores CSV; a file that is missing or
+// malformed is a usage error.
+func readStoresFile(path string) ([]pipeline.Store, error) {
+	in, err := os.Open(path)
+	if err != nil {
+		return nil, usagef("--stores: %v", err)
 	}
-	for _, r := range id {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') || id[0] == '.' {
-			return usagef("--run %q: use letters, digits, '-', '_' and '.' only", id)
-		}
+	stores, err := pipeline.ReadStores(in)
+	in.Close()
+	if err != nil {
+		return nil, usagef("--stores %s: %v", path, err)
+	}
+	return stores, nil
+}
+
+// validRunID keeps run ids to safe folder names; a bad one is a usage
+// error.
+func validRunID(id string) error {
+	if err := pipeline.ValidRunID(id); err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }

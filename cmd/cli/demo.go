@@ -31,7 +31,11 @@ type demoOptions struct {
 	exitAfter bool
 }
 
-func newDemoCmd(g *globals) *cobra.Command {
+func newDemoCmd(g *globals) *cobra.Command { return newDemoCmdWith(g, nil) }
+
+// newDemoCmdWith builds `svc demo`; runF, when set, is called with the
+// parsed options instead of demoRun, so flag tests run nothing.
+func newDemoCmdWith(g *globals, runF func(*demoOptions) error) *cobra.Command {
 	o := &demoOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "demo",
@@ -60,6 +64,9 @@ Nothing leaves this machine: the stores are served from loopback and only
 				if _, _, err := net.SplitHostPort(a); err != nil {
 					return usagef("%q: want HOST:PORT", a)
 				}
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return demoRun(cmd.Context(), o)
 		},

@@ -2,10 +2,10 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/spf13/cobra"
+
+	"svc/pipeline"
 )
 
 // runOptions holds the flags of `svc run`, which are the union of the
@@ -20,7 +20,11 @@ type runOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newRunCmd(g *globals) *cobra.Command {
+func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
+
+// newRunCmdWith builds `svc run`; runF, when set, is called with the
+// parsed options instead of runAll, so flag tests run nothing.
+func newRunCmdWith(g *globals, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "run --stores FILE",
@@ -40,6 +44,9 @@ when started again with the same --run.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := o.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return runAll(cmd.Context(), o)
 		},
@@ -75,32 +82,23 @@ func (o *runOptions) validate() error {
 	return nil
 }
 
-// runAll runs the four stages of one run, each exactly as its own command
-// would, stopping at the first stage that fails.
+// runAll runs the four stages of one run through pipeline.Run, each
+// exactly as its own command would, stopping at the first stage that fails.
 func runAll(ctx context.Context, o *runOptions) error {
-	start := time.Now()
-	stages := []struct {
-		name string
-		run  func() error
-	}{
-		{"crawl", func() error {
-			return crawlRun(ctx, &crawlOptions{globals: o.globals, stores: o.stores, runID: o.runID, concurrency: o.concurrency, ucpFlags: o.ucpFlags})
-		}},
-		{"validate", func() error {
-			return validateRun(ctx, &validateOptions{globals: o.globals, runID: o.runID, concurrency: o.concurrency, agentPaths: o.agentPaths, ucpFlags: o.ucpFlags})
-		}},
-		{"aggregate", func() error {
-			return aggregateRun(ctx, &aggregateOptions{globals: o.globals, runID: o.runID, baseURL: o.baseURL})
-		}},
-		{"snapshot", func() error {
-			return snapshotRun(ctx, &snapshotOptions{globals: o.globals, runID: o.runID, baseURL: o.baseURL})
-		}},
-	}
-	for _, st := range stages {
-		if err := st.run(); err != nil {
-			return fmt.Errorf("run %s: %s: %w", o.runID, st.name, err)
-		}
-	}
-	fmt.Fprintf(o.out, "run %s: done in %s\n", o.runID, time.Since(start).Round(time.Millisecond))
-	return nil
+	return pipeline.Run(ctx, pipeline.RunOptions{
+		StageEnv:    o.stageEnv(o.runID),
+		Concurrency: o.concurrency,
+		BaseURL:     o.baseURL,
+		AgentPaths:  o.agentPaths,
+		FixtureRuns: o.fixtureAddr != "",
+		Stores:      func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
+		Checker: func() (pipeline.Checker, error) {
+			eng, err := o.newEngine(o.ucpFlags)
+			if err != nil {
+				return nil, err
+			}
+			return eng, nil
+		},
+		Tools: o.validateTools(o.ucpFlags),
+	})
 }

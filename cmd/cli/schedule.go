@@ -16,7 +16,11 @@ type scheduleOptions struct {
 	runNow bool
 }
 
-func newScheduleCmd(g *globals) *cobra.Command {
+func newScheduleCmd(g *globals) *cobra.Command { return newScheduleCmdWith(g, nil) }
+
+// newScheduleCmdWith builds `svc schedule`; runF, when set, is called with the
+// parsed options instead of scheduleRun, so flag tests run nothing.
+func newScheduleCmdWith(g *globals, runF func(*scheduleOptions) error) *cobra.Command {
 	o := &scheduleOptions{run: runOptions{globals: g}}
 	cmd := &cobra.Command{
 		Use:   "schedule --cron EXPR",
@@ -40,6 +44,9 @@ The expression has five fields (minute hour day-of-month month day-of-week).`,
 			}
 			if err := o.run.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(o)
 			}
 			return scheduleRun(cmd.Context(), o)
 		},

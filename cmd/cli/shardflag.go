@@ -33,11 +33,3 @@ func (f *shardFlag) parse() error {
 	f.shard = s
 	return nil
 }
-
-// label is " (shard i/n)" for the summary lines, or "".
-func (f *shardFlag) label() string {
-	if !f.shard.Sharded() {
-		return ""
-	}
-	return " (shard " + f.shard.String() + ")"
-}

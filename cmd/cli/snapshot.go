@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -16,7 +15,11 @@ type snapshotOptions struct {
 	baseURL string
 }
 
-func newSnapshotCmd(g *globals) *cobra.Command {
+func newSnapshotCmd(g *globals) *cobra.Command { return newSnapshotCmdWith(g, nil) }
+
+// newSnapshotCmdWith builds `svc snapshot`; runF, when set, is called with the
+// parsed options instead of snapshotRun, so flag tests run nothing.
+func newSnapshotCmdWith(g *globals, runF func(*snapshotOptions) error) *cobra.Command {
 	o := &snapshotOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "snapshot",
@@ -44,6 +47,9 @@ the manifest).`,
 			if err := validRunID(o.runID); err != nil {
 				return err
 			}
+			if runF != nil {
+				return runF(o)
+			}
 			return snapshotRun(cmd.Context(), o)
 		},
 	}
@@ -53,32 +59,7 @@ the manifest).`,
 }
 
 func snapshotRun(ctx context.Context, o *snapshotOptions) error {
-	// With a bucket the run's output comes down and the version is
-	// published straight into the bucket's public/ tree.
-	if err := o.store.pullRunFiles(ctx, o.runID, pipeline.RunInfoFile, pipeline.OutDir); err != nil {
-		return err
-	}
-	st, err := o.store.publishStore(ctx)
-	if err != nil {
-		return err
-	}
-	res, err := pipeline.Snapshot(ctx, pipeline.SnapshotOptions{DataDir: o.data, RunID: o.runID, BaseURL: o.baseURL, Store: st})
-	if err != nil {
-		return err
-	}
-	m := res.Manifest
-	state := "published"
-	if !res.Created {
-		state = "already published (unchanged)"
-	}
-	fmt.Fprintf(o.out, "snapshot %s: version %s %s; %d tables; latest moved: %v\n", o.runID, m.Version, state, len(m.Tables), res.LatestMoved)
-	for _, n := range res.Notes {
-		fmt.Fprintf(o.out, "snapshot %s: note: %s\n", o.runID, n)
-	}
-	for _, t := range m.Tables {
-		fmt.Fprintf(o.out, "  %-22s %8d rows\n", t.Name, t.Rows)
-	}
-	return nil
+	return pipeline.SnapshotStage(ctx, pipeline.SnapshotStageOptions{StageEnv: o.stageEnv(o.runID), BaseURL: o.baseURL})
 }
 
 // registerRunFlag adds --run, shared by the stages.

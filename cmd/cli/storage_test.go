@@ -3,15 +3,10 @@ package cli
 import (
 	"context"
 	"errors"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/google/go-cmp/cmp"
-
-	"svc/publish"
-	"svc/publish/bucket"
 	"svc/publish/bucket/buckettest"
 )
 
@@ -22,24 +17,8 @@ func TestStorageLocal(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if s.local != data || s.bucket != nil {
+	if s.Local != data || s.Bucket != nil {
 		t.Errorf("storage = %+v", s)
-	}
-	if err := s.pullRunFiles(ctx, "r1", "run.json"); err != nil {
-		t.Error(err)
-	}
-	if err := s.pushRunFiles(ctx, "r1"); err != nil {
-		t.Error(err)
-	}
-	st, err := s.publishStore(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ds, ok := st.(*publish.DirStore); !ok || ds.Root() != filepath.Join(data, "public") {
-		t.Errorf("publish store = %T %v", st, st)
-	}
-	if err := s.pullRunFiles(ctx, "../r1"); err == nil {
-		t.Error("a bad run id was accepted")
 	}
 }
 
@@ -53,22 +32,9 @@ func bucketEnv(t *testing.T) *buckettest.Server {
 	return srv
 }
 
-func writeFiles(t *testing.T, dir string, files map[string]string) {
-	t.Helper()
-	for name, body := range files {
-		p := filepath.Join(dir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
 func TestStorageBucket(t *testing.T) {
 	ctx := context.Background()
-	srv := bucketEnv(t)
+	bucketEnv(t)
 	open := func(cache string) *storage {
 		t.Helper()
 		s, err := (&globals{data: "s3://svc-test/prod", cacheDir: cache}).openStorage(ctx)
@@ -79,97 +45,19 @@ func TestStorageBucket(t *testing.T) {
 	}
 	cache := t.TempDir()
 	a := open(cache)
-	if a.bucket == nil || !strings.HasPrefix(a.local, filepath.Join(cache, "svc-test")+string(filepath.Separator)) {
+	if a.Bucket == nil || !strings.HasPrefix(a.Local, filepath.Join(cache, "svc-test")+string(filepath.Separator)) {
 		t.Fatalf("storage = %+v", a)
 	}
 	// The cache is per bucket and prefix.
-	if other := open(cache); other.local != a.local {
-		t.Errorf("one prefix, two cache folders: %s and %s", a.local, other.local)
+	if other := open(cache); other.Local != a.Local {
+		t.Errorf("one prefix, two cache folders: %s and %s", a.Local, other.Local)
 	}
 	staging, err := (&globals{data: "s3://svc-test/staging", cacheDir: cache}).openStorage(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if staging.local == a.local {
+	if staging.Local == a.Local {
 		t.Error("two prefixes share a cache folder")
-	}
-
-	runDir := filepath.Join(a.local, "work", "r1")
-	writeFiles(t, runDir, map[string]string{
-		"run.json":                  `{"id":"r1"}`,
-		"checks.parquet":            "PAR1",
-		"out/tables/stores.parquet": "PAR1 stores",
-		"out/files/api/a.json":      `{}`,
-	})
-	if err := a.pushRunFiles(ctx, "r1", "run.json", "out"); err != nil {
-		t.Fatal(err)
-	}
-	if err := a.pushRunFiles(ctx, "r1", "missing.parquet"); err == nil {
-		t.Error("pushing a missing file succeeded")
-	}
-	raw := srv.Open(t, "s3://svc-test/prod")
-	objs, err := raw.List(ctx, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var keys []string
-	for _, o := range objs {
-		keys = append(keys, o.Key)
-	}
-	want := []string{"work/r1/out/files/api/a.json", "work/r1/out/tables/stores.parquet", "work/r1/run.json"}
-	if diff := cmp.Diff(want, keys); diff != "" {
-		t.Errorf("bucket after push (-want +got):\n%s", diff)
-	}
-	if err := a.pushRunFiles(ctx, "r1"); err != nil { // the whole run
-		t.Fatal(err)
-	}
-
-	// Another machine pulls what it needs.
-	b := open(t.TempDir())
-	if err := b.pullRunFiles(ctx, "r1", "run.json", "out/tables", "not-there.parquet"); err != nil {
-		t.Fatal(err)
-	}
-	bRun := filepath.Join(b.local, "work", "r1")
-	for name, want := range map[string]string{"run.json": `{"id":"r1"}`, "out/tables/stores.parquet": "PAR1 stores"} {
-		if got, err := os.ReadFile(filepath.Join(bRun, filepath.FromSlash(name))); err != nil || string(got) != want {
-			t.Errorf("%s = %q, %v", name, got, err)
-		}
-	}
-	if _, err := os.Stat(filepath.Join(bRun, "checks.parquet")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("checks.parquet pulled without being asked for: %v", err)
-	}
-	if err := b.pullRunFiles(ctx, "r1"); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(bRun, "checks.parquet")); err != nil {
-		t.Errorf("whole-run pull: %v", err)
-	}
-	if err := b.pullRunFiles(ctx, "r1", "../x"); err == nil {
-		t.Error("a path out of the run was accepted")
-	}
-
-	// Two jobs start run r2: the first run.json wins everywhere.
-	writeFiles(t, filepath.Join(a.local, "work", "r2"), map[string]string{"run.json": `{"started":"a"}`})
-	writeFiles(t, filepath.Join(b.local, "work", "r2"), map[string]string{"run.json": `{"started":"b"}`})
-	if replaced, err := a.pushRunFileOnce(ctx, "r2", "run.json"); err != nil || replaced {
-		t.Errorf("first pushRunFileOnce = %v, %v", replaced, err)
-	}
-	if replaced, err := b.pushRunFileOnce(ctx, "r2", "run.json"); err != nil || !replaced {
-		t.Errorf("second pushRunFileOnce = %v, %v", replaced, err)
-	}
-	if got, _ := os.ReadFile(filepath.Join(b.local, "work", "r2", "run.json")); string(got) != `{"started":"a"}` {
-		t.Errorf("second job's run.json = %s", got)
-	}
-
-	st, err := a.publishStore(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, ok := st.(*bucket.Store); !ok {
-		t.Errorf("publish store = %T", st)
-	}
-	if v, err := st.Latest(ctx); err != nil || v != "" {
-		t.Errorf("Latest() = %q, %v", v, err)
 	}
 }
 
@@ -213,7 +101,7 @@ func TestStorageErrors(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(s.local, filepath.Join(xdg, "svc", "svc-test")) {
-		t.Errorf("default cache folder = %s", s.local)
+	if !strings.HasPrefix(s.Local, filepath.Join(xdg, "svc", "svc-test")) {
+		t.Errorf("default cache folder = %s", s.Local)
 	}
 }

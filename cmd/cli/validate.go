@@ -2,14 +2,12 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"path/filepath"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"svc/pipeline"
-	"svc/pipeline/leaderboard"
+	"svc/pipeline/fetch"
+	"svc/pipeline/ucp"
 )
 
 // validateOptions holds the flags of `svc validate`.
@@ -22,7 +20,11 @@ type validateOptions struct {
 	ucpFlags    ucpSchemaFlags
 }
 
-func newValidateCmd(g *globals) *cobra.Command {
+func newValidateCmd(g *globals) *cobra.Command { return newValidateCmdWith(g, nil) }
+
+// newValidateCmdWith builds `svc validate`; runF, when set, is called with the
+// parsed options instead of validateRun, so flag tests run nothing.
+func newValidateCmdWith(g *globals, runF func(*validateOptions) error) *cobra.Command {
 	opts := &validateOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "validate",
@@ -70,6 +72,9 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 			if err := opts.shard.parse(); err != nil {
 				return err
 			}
+			if runF != nil {
+				return runF(opts)
+			}
 			return validateRun(cmd.Context(), opts)
 		},
 	}
@@ -83,67 +88,25 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 }
 
 func validateRun(ctx context.Context, opts *validateOptions) error {
-	dir := pipeline.RunDir(opts.data, opts.runID)
-	// With a bucket: the run, this shard's crawl partition (the journal is
-	// the input) and this stage's own partition (to resume) come down
-	// first; the stage's partition goes back up after.
-	crawled := partPaths(dir, pipeline.ChecksDir(dir, opts.shard.shard), pipeline.JournalName)
-	synced := partPaths(dir, pipeline.UCPDir(dir, opts.shard.shard), pipeline.ValidateJournal, pipeline.UCPFile)
-	if err := opts.store.pullRunFiles(ctx, opts.runID, append(append([]string{pipeline.RunInfoFile}, crawled...), synced...)...); err != nil {
-		return err
-	}
-	if _, err := pipeline.ReadRun(opts.data, opts.runID); err != nil {
-		return err
-	}
-	client, err := opts.newClient()
-	if err != nil {
-		return err
-	}
-	v, err := opts.ucpFlags.validator(opts.globals, client)
-	if err != nil {
-		return err
-	}
-	log := opts.logger()
-	stats, err := pipeline.Validate(ctx, pipeline.ValidateOptions{
-		Dir:         dir,
+	return pipeline.ValidateStage(ctx, pipeline.ValidateStageOptions{
+		StageEnv:    opts.stageEnv(opts.runID),
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
-		Validator:   v,
-		Progress:    pipeline.NewProgress(opts.errOut, "validate", log),
-		Log:         log,
+		AgentPaths:  opts.agentPaths,
+		FixtureRuns: opts.fixtureAddr != "",
+		Tools:       opts.validateTools(opts.ucpFlags),
 	})
-	if err != nil {
-		return fmt.Errorf("validate %s%s: %w", opts.runID, opts.shard.label(), err)
+}
+
+// validateTools builds the validate stage's client and UCP validator from
+// the global and UCP flags, when the stage asks for them.
+func (g *globals) validateTools(uf ucpSchemaFlags) func() (*fetch.Client, *ucp.Validator, error) {
+	return func() (*fetch.Client, *ucp.Validator, error) {
+		client, err := g.newClient()
+		if err != nil {
+			return nil, nil, err
+		}
+		v, err := uf.validator(g, client)
+		return client, v, err
 	}
-	n, err := pipeline.WriteShardUCPValidations(dir, opts.shard.shard)
-	if err != nil {
-		return err
-	}
-	if err := opts.store.pushRunFiles(ctx, opts.runID, synced...); err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.out, "validate %s%s: %d stores, %d validated now, %d resumed, %d kept the crawl's verdict, %d failed, %d rows in %s (%s)\n",
-		opts.runID, opts.shard.label(), stats.Total, stats.Done-stats.Skipped, stats.Resumed, stats.Skipped, stats.Failed, n,
-		filepath.Join(pipeline.UCPDir(dir, opts.shard.shard), pipeline.UCPFile), stats.Elapsed.Round(time.Millisecond))
-	// The agent paths cover SVC-100, not the directory: one shard runs them.
-	if !opts.agentPaths || opts.shard.shard.I != 0 {
-		return nil
-	}
-	// The browser-shopper runs to import sit beside work/ in DATA/runs.
-	if err := opts.store.pullTop(ctx, "runs"); err != nil {
-		return err
-	}
-	if err := pipeline.MeasureAgentPaths(ctx, dir, pipeline.AgentPathOptions{
-		Client:         client,
-		UCP:            v,
-		BrowserRunsDir: filepath.Join(opts.data, "runs"),
-		FixtureRuns:    opts.fixtureAddr != "",
-	}); err != nil {
-		return fmt.Errorf("validate %s: agent paths: %w", opts.runID, err)
-	}
-	if err := opts.store.pushRunFiles(ctx, opts.runID, leaderboard.AgentRunsDir); err != nil {
-		return err
-	}
-	fmt.Fprintf(opts.out, "validate %s: agent paths measured over SVC-100 v1\n", opts.runID)
-	return nil
 }

@@ -1,0 +1,126 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"testing"
+
+	"github.com/spf13/cobra"
+)
+
+// TestStageFlags parses the pipeline commands' command lines through their
+// runF hooks: the options must hold the flags and environment defaults,
+// nothing may run (no run folder, no output), and a bad value is a usage
+// error before the hook.
+func TestStageFlags(t *testing.T) {
+	for _, k := range []string{"SVC_STORES", "SVC_BASE_URL", "SVC_SHARD", "SVC_UCP_SCHEMA_DIR", "SVC_UCP_OFFLINE", "SVC_CRON"} {
+		t.Setenv(k, "")
+	}
+	t.Setenv("SVC_RUN", "env-run")
+	data := t.TempDir()
+	var got string
+	build := map[string]func(g *globals) *cobra.Command{
+		"crawl": func(g *globals) *cobra.Command {
+			return newCrawlCmdWith(g, func(o *crawlOptions) error {
+				got = fmt.Sprintf("%s %s %d %q %q", o.stores, o.runID, o.concurrency, o.shard.shard, o.ucpFlags.dir)
+				return nil
+			})
+		},
+		"validate": func(g *globals) *cobra.Command {
+			return newValidateCmdWith(g, func(o *validateOptions) error {
+				got = fmt.Sprintf("%s %d %v %q %v", o.runID, o.concurrency, o.agentPaths, o.shard.shard, o.ucpFlags.offline)
+				return nil
+			})
+		},
+		"aggregate": func(g *globals) *cobra.Command {
+			return newAggregateCmdWith(g, func(o *aggregateOptions) error {
+				got = fmt.Sprintf("%s %q %v %q", o.runID, o.previous, o.noHistory, o.baseURL)
+				return nil
+			})
+		},
+		"snapshot": func(g *globals) *cobra.Command {
+			return newSnapshotCmdWith(g, func(o *snapshotOptions) error {
+				got = fmt.Sprintf("%s %q", o.runID, o.baseURL)
+				return nil
+			})
+		},
+		"run": func(g *globals) *cobra.Command {
+			return newRunCmdWith(g, func(o *runOptions) error {
+				got = fmt.Sprintf("%s %s %d %q %v", o.runID, o.stores, o.concurrency, o.baseURL, o.agentPaths)
+				return nil
+			})
+		},
+		"schedule": func(g *globals) *cobra.Command {
+			return newScheduleCmdWith(g, func(o *scheduleOptions) error {
+				got = fmt.Sprintf("%q %v %q %s %d", o.cron, o.runNow, o.run.runID, o.run.stores, o.run.concurrency)
+				return nil
+			})
+		},
+		"demo": func(g *globals) *cobra.Command {
+			return newDemoCmdWith(g, func(o *demoOptions) error {
+				got = fmt.Sprintf("%s %s %s %v %d %d", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores)
+				return nil
+			})
+		},
+	}
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		want string
+	}{
+		{"crawl", []string{"--stores", "s.csv"}, `s.csv env-run 16 "" ""`},
+		{"crawl", []string{"--stores", "s.csv", "--run", "r1", "--concurrency", "32", "--shard", "2/4", "--ucp-schema-dir", "schemas"}, `s.csv r1 32 "2/4" "schemas"`},
+		{"validate", nil, `env-run 16 true "" false`},
+		{"validate", []string{"--run", "r1", "--agent-paths=false", "--shard", "0/1", "--ucp-offline"}, `r1 16 false "0/1" true`},
+		{"aggregate", nil, `env-run "" false ""`},
+		{"aggregate", []string{"--run", "r2", "--previous", "r1", "--base-url", "https://svc.example"}, `r2 "r1" false "https://svc.example"`},
+		{"aggregate", []string{"--no-history"}, `env-run "" true ""`},
+		{"snapshot", []string{"--run", "r2", "--base-url", "https://svc.example"}, `r2 "https://svc.example"`},
+		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false`},
+		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16`},
+		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
+		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
+	} {
+		got = ""
+		var out, errOut bytes.Buffer
+		cmd := build[tc.cmd](&globals{context: context.Background(), data: data, out: &out, errOut: &errOut})
+		cmd.SetArgs(tc.args)
+		if err := cmd.Execute(); err != nil {
+			t.Fatalf("%s %q: %v", tc.cmd, tc.args, err)
+		}
+		if got != tc.want {
+			t.Errorf("%s %q:\n got %s\nwant %s", tc.cmd, tc.args, got, tc.want)
+		}
+		if out.Len() != 0 || errOut.Len() != 0 {
+			t.Errorf("%s %q: the hook ran and still printed %q %q", tc.cmd, tc.args, out.String(), errOut.String())
+		}
+	}
+
+	// Bad values are usage errors before the hook.
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+	}{
+		{"crawl", nil}, // no --stores
+		{"crawl", []string{"--stores", "s.csv", "--concurrency", "0"}},
+		{"crawl", []string{"--stores", "s.csv", "--shard", "4/4"}},
+		{"validate", []string{"--run", "../x"}},
+		{"aggregate", []string{"--previous", "r1", "--no-history"}},
+		{"snapshot", []string{"--run", ".hidden"}},
+		{"run", []string{"--stores", "s.csv", "--concurrency", "2000"}},
+		{"schedule", []string{"--stores", "s.csv"}}, // no --cron
+		{"demo", []string{"--addr", "nohostport"}},
+	} {
+		got = "not called"
+		cmd := build[tc.cmd](&globals{context: context.Background(), data: data, out: &bytes.Buffer{}, errOut: &bytes.Buffer{}})
+		cmd.SetArgs(tc.args)
+		cmd.SetOut(&bytes.Buffer{})
+		cmd.SetErr(&bytes.Buffer{})
+		var ue *usageError
+		if err := cmd.Execute(); !errors.As(err, &ue) || got != "not called" {
+			t.Errorf("%s %q: %v, hook gave %q; want a usage error and no call", tc.cmd, tc.args, err, got)
+		}
+	}
+}
