@@ -212,7 +212,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	dir, _ := aggregateWorld(t, lane, AggregateOptions{UCPPath: func(string) (map[string]UCPPathResult, error) { return paths, nil }})
 	rows := truthWorldPath(w.world, lowerLane(lane), paths)
 
-	var ad Adoption
+	var ad publish.Adoption
 	outJSON(t, dir, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	want := truthCounts(rows)
 	want.UCPDirectory = ad.Now.UCPDirectory // the engine's lighter count: checked against checks below
@@ -290,7 +290,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	}
 
 	// The protocol matrix.
-	var pm ProtocolMatrix
+	var pm publish.ProtocolMatrix
 	outJSON(t, dir, filepath.Join(OutFiles, publish.ProtocolsPath), &pm)
 	tally := func(f func(truthRow) *bool) (int64, int64) {
 		var k, n int64
@@ -310,12 +310,12 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 		}
 		return &v
 	}
-	stage := func(ev string, k, n int64) Stage {
-		return Stage{Percentage: Pct(k, n), Count: &k, N: &n, Evidence: ev}
+	stage := func(ev string, k, n int64) publish.ProtocolStage {
+		return publish.ProtocolStage{Percentage: Pct(k, n), Count: &k, N: &n, Evidence: ev}
 	}
 	type cell struct {
 		row, stage string
-		want       Stage
+		want       publish.ProtocolStage
 	}
 	k, n := tally(func(r truthRow) *bool {
 		if r.UCPValid == nil {
@@ -347,11 +347,11 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	cells = append(cells, cell{"mcp", "answer", stage(Measured, k, n)})
 	k, n = tally(func(r truthRow) *bool { return r.CartLink })
 	cells = append(cells, cell{"mcp", "transact", stage(Measured, k, n)})
-	got := map[string]Stage{}
+	got := map[string]publish.ProtocolStage{}
 	var ids []string
 	for _, row := range pm.Rows {
 		ids = append(ids, row.ID)
-		for name, s := range map[string]Stage{"declare": row.Stages.Declare, "validate": row.Stages.Validate,
+		for name, s := range map[string]publish.ProtocolStage{"declare": row.Stages.Declare, "validate": row.Stages.Validate,
 			"answer": row.Stages.Answer, "transact": row.Stages.Transact} {
 			if s.Basis == "" {
 				t.Errorf("%s.%s has no basis", row.ID, name)
@@ -857,7 +857,7 @@ func TestAggregateHistory(t *testing.T) {
 			t.Errorf("%s added_on = %v, want the first run's date", m["host"], m["added_on"])
 		}
 	}
-	var ad2, ad3 Adoption
+	var ad2, ad3 publish.Adoption
 	outJSON(t, d2, filepath.Join(OutFiles, publish.AdoptionPath), &ad2)
 	outJSON(t, d3, filepath.Join(OutFiles, publish.AdoptionPath), &ad3)
 	n := int64(len(rows) - 1)
@@ -875,7 +875,7 @@ func TestAggregateHistory(t *testing.T) {
 		t.Fatalf("adoption changes %+v", c)
 	}
 	for _, f := range ad2.Changes.Fields {
-		want := FieldChange{Field: f.Field}
+		want := publish.FieldChange{Field: f.Field}
 		switch f.Field {
 		case "listed":
 			want.Lost = 1
@@ -908,7 +908,7 @@ func TestAggregateHistory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ad Adoption
+	var ad publish.Adoption
 	outJSON(t, d3, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	if res.Previous != "" || ad.Rechecks != nil || ad.Changes != nil || len(ad.Series) != 1 || len(outRows(t, d3, datasets.Changes)) != 0 {
 		t.Errorf("--no-history: previous %q, rechecks %v, changes %v, %d series points", res.Previous, ad.Rechecks, ad.Changes, len(ad.Series))
@@ -1041,7 +1041,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 			t.Errorf("%s has %d rows", tc.Name, tc.Rows)
 		}
 	}
-	var ad Adoption
+	var ad publish.Adoption
 	outJSON(t, dir, filepath.Join(OutFiles, publish.AdoptionPath), &ad)
 	if ad.Available || !ad.AsOf.Equal(ri.Started) || ad.Now.ValidUCP.Pct != nil {
 		t.Errorf("empty adoption: available %v, asOf %v (want %v), validUcp %s", ad.Available, ad.AsOf, ri.Started, js(ad.Now.ValidUCP))
@@ -1051,7 +1051,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 	if wk.Pct != nil || wk.N != 0 || wk.MarketStores != 0 || !strings.Contains(wk.Headline, "no checked store") {
 		t.Errorf("empty weekly: %s", js(wk))
 	}
-	var pm ProtocolMatrix
+	var pm publish.ProtocolMatrix
 	outJSON(t, dir, filepath.Join(OutFiles, publish.ProtocolsPath), &pm)
 	if pm.Available || pm.Rows[0].Stages.Declare.Evidence != NotMeasured {
 		t.Errorf("empty protocols: %s", js(pm.Rows[0]))

@@ -26,14 +26,9 @@ import (
 // counted as "no". Percentages are count/n × 100 rounded half away from
 // zero to one decimal, null when n is 0.
 
-// Share is a count out of the stores where it was measured.
-type Share struct {
-	Count int64    `json:"count"`
-	N     int64    `json:"n"`
-	Pct   *float64 `json:"pct"`
+func share(count, n int64) publish.Share {
+	return publish.Share{Count: count, N: n, Pct: Pct(count, n)}
 }
-
-func share(count, n int64) Share { return Share{Count: count, N: n, Pct: Pct(count, n)} }
 
 // Pct is count/n in percent rounded half away from zero to one decimal,
 // or nil when n is 0.
@@ -45,165 +40,12 @@ func Pct(count, n int64) *float64 {
 	return &v
 }
 
-// CheckoutWebMCPCounts counts the platform-only Checkout WebMCP status
-// against the stores whose platform was measured (N); stores whose
-// platform was not measured are NotChecked, outside N.
-type CheckoutWebMCPCounts struct {
-	N          int64 `json:"n"`
-	Evidence   Share `json:"evidence"`
-	Inferred   Share `json:"inferred"`
-	Unknown    Share `json:"unknown"`
-	NotChecked int64 `json:"notChecked"`
-}
-
-// AdoptionCounts are the adoption counts of one group of stores.
-type AdoptionCounts struct {
-	Stores           int64                `json:"stores"`  // listed in the directory
-	Checked          int64                `json:"checked"` // with a completed check
-	ValidUCP         Share                `json:"validUcp"`
-	UCPDirectory     Share                `json:"ucpDirectoryCount"`
-	AgentCatalogs    Share                `json:"agentCatalogs"`
-	CatalogAnswered  Share                `json:"catalogAnswered"`
-	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
-	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
-	CheckoutLinks    Share                `json:"checkoutLinks"`
-	BuyAgentCatalog  Share                `json:"buyAgentCatalog"`
-	BuyBrowser       Share                `json:"buyBrowser"`
-	AgentsCanBuy     Share                `json:"agentsCanBuy"`
-	Blocked          Share                `json:"blocked"`
-	AverageScore     *float64             `json:"averageScore"` // over stores with a score; 1 decimal
-}
-
-// CategoryAdoption is one category's counts; Category is null for stores
-// listed without one.
-type CategoryAdoption struct {
-	Category *string `json:"category"`
-	AdoptionCounts
-}
-
-// PlatformAdoption is one platform's counts; Platform is null for stores
-// whose platform was not measured (gated or failed checks).
-type PlatformAdoption struct {
-	Platform *string `json:"platform"`
-	AdoptionCounts
-}
-
-// PlatformCoverage says how much of the checked directory a platform was
-// measured for, and which.
-type PlatformCoverage struct {
-	Checked        int64           `json:"checked"`
-	Measured       Share           `json:"measured"` // out of checked
-	NotMeasured    int64           `json:"notMeasured"`
-	HostedPlatform Share           `json:"hostedPlatform"` // shopify or bigcommerce, out of measured
-	Platforms      []PlatformShare `json:"platforms"`
-}
-
-// PlatformShare is one platform's share of the stores whose platform was
-// measured.
-type PlatformShare struct {
-	Platform string `json:"platform"`
-	Share
-}
-
-// SeriesPoint is one run's headline counts; the series carries over from
-// the previous run's adoption.json.
-type SeriesPoint struct {
-	Date             string               `json:"date"`
-	StoresChecked    int64                `json:"storesChecked"`
-	ValidUCP         Share                `json:"validUcp"`
-	AgentCatalogs    Share                `json:"agentCatalogs"`
-	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
-	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
-	CheckoutLinks    Share                `json:"checkoutLinks"`
-	AgentsCanBuy     Share                `json:"agentsCanBuy"`
-}
-
-// AdoptionChanges sums this run's week-over-week changes per signal.
-type AdoptionChanges struct {
-	Since  string        `json:"since"` // the previous run's snapshot date
-	Week   string        `json:"week"`
-	Fields []FieldChange `json:"fields"`
-}
-
-// FieldChange counts stores whose signal became true (Gained) or stopped
-// being true (Lost). Field listed counts stores that joined or left.
-type FieldChange struct {
-	Field  string `json:"field"`
-	Gained int64  `json:"gained"`
-	Lost   int64  `json:"lost"`
-}
-
-// Adoption is api/agent-checkout/adoption.json (spec 2.8).
-type Adoption struct {
-	Now              AdoptionCounts     `json:"now"`
-	Categories       []CategoryAdoption `json:"categories"`
-	ByPlatform       []PlatformAdoption `json:"byPlatform"`
-	PlatformCoverage PlatformCoverage   `json:"platformCoverage"`
-	Series           []SeriesPoint      `json:"series"`
-	Changes          *AdoptionChanges   `json:"changes"`  // null when no previous run was read
-	Rechecks         *int64             `json:"rechecks"` // null when no previous run was read
-	Methodology      string             `json:"methodology"`
-	GeneratedAt      time.Time          `json:"generatedAt"`
-	AsOf             time.Time          `json:"asOf"`
-	Available        bool               `json:"available"`
-	SnapshotDate     string             `json:"snapshotDate"`
-	Note             string             `json:"note"`
-	License          string             `json:"license"`
-	Cite             string             `json:"cite"`
-}
-
 // Evidence labels of the protocol matrix.
 const (
 	Measured    = "Measured"
 	Inferred    = "Inferred"
 	NotMeasured = "Not measured"
 )
-
-// Stage is one cell of the protocol matrix. Percentage, Count and N are
-// null when the stage is not measured.
-type Stage struct {
-	Percentage *float64 `json:"percentage"`
-	Count      *int64   `json:"count"`
-	N          *int64   `json:"n"`
-	Evidence   string   `json:"evidence"`
-	Basis      string   `json:"basis"`
-}
-
-// ProtocolStages are a protocol's four stages, in order.
-type ProtocolStages struct {
-	Declare  Stage `json:"declare"`
-	Validate Stage `json:"validate"`
-	Answer   Stage `json:"answer"`
-	Transact Stage `json:"transact"`
-}
-
-// ProtocolRow is one protocol of the matrix.
-type ProtocolRow struct {
-	ID     string         `json:"id"`
-	Name   string         `json:"name"`
-	Stages ProtocolStages `json:"stages"`
-}
-
-// ProtocolInfo names a protocol id.
-type ProtocolInfo struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// ProtocolMatrix is api/protocols.json (spec 2.9).
-type ProtocolMatrix struct {
-	Rows               []ProtocolRow  `json:"rows"`
-	StoresChecked      int64          `json:"storesChecked"`
-	IndexStoresChecked int64          `json:"indexStoresChecked"`
-	AsOf               time.Time      `json:"asOf"`
-	Methodology        string         `json:"methodology"`
-	License            string         `json:"license"`
-	Cite               string         `json:"cite"`
-	Available          bool           `json:"available"`
-	Protocols          []ProtocolInfo `json:"protocols"`
-	Stages             []string       `json:"stages"`
-	GeneratedAt        time.Time      `json:"generatedAt"`
-}
 
 // WeeklySchema names the weekly figure's format (spec 9.4).
 const WeeklySchema = "svc-weekly-agent-checkout/1"
@@ -252,14 +94,14 @@ func (g *groupCounts) scanTargets() []any {
 		&g.ScoreN, &g.ScoreSum, &g.MarketN, &g.USStores, &g.USLinkN, &g.USLink, &g.AsOf}
 }
 
-func (g groupCounts) checkoutWebMCP() CheckoutWebMCPCounts {
+func (g groupCounts) checkoutWebMCP() publish.CheckoutWebMCPCounts {
 	n := g.CWMEvidence + g.CWMInferred + g.CWMUnknown
-	return CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
+	return publish.CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
 		Unknown: share(g.CWMUnknown, n), NotChecked: g.CWMNotChkd}
 }
 
-func (g groupCounts) adoption() AdoptionCounts {
-	c := AdoptionCounts{
+func (g groupCounts) adoption() publish.AdoptionCounts {
+	c := publish.AdoptionCounts{
 		Stores: g.Stores, Checked: g.Checked,
 		ValidUCP:         share(g.UCPValid, g.UCPN),
 		UCPDirectory:     share(g.UCPDirectory, g.UCPN),
@@ -286,10 +128,10 @@ type figureInputs struct {
 	baseURL      string
 	groups       []groupCounts
 	indexChecked int64
-	prev         *RunInfo      // nil without history
-	prevSeries   []SeriesPoint // from the previous adoption.json
+	prev         *RunInfo              // nil without history
+	prevSeries   []publish.SeriesPoint // from the previous adoption.json
 	prevWeekly   *WeeklyEdition
-	changes      []FieldChange
+	changes      []publish.FieldChange
 	rechecks     int64
 }
 
@@ -344,12 +186,12 @@ const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every
 	"run that also had a completed check in the previous run. Percentages are rounded half away from zero to one decimal."
 
 // buildAdoption builds adoption.json.
-func buildAdoption(in *figureInputs) Adoption {
+func buildAdoption(in *figureInputs) publish.Adoption {
 	all := in.all()
-	ad := Adoption{
+	ad := publish.Adoption{
 		Now:              all.adoption(),
-		Categories:       []CategoryAdoption{},
-		ByPlatform:       []PlatformAdoption{},
+		Categories:       []publish.CategoryAdoption{},
+		ByPlatform:       []publish.PlatformAdoption{},
 		PlatformCoverage: buildCoverage(in),
 		Series:           buildSeries(in),
 		Methodology:      adoptionMethodology,
@@ -362,29 +204,29 @@ func buildAdoption(in *figureInputs) Adoption {
 		Cite:             in.cite(),
 	}
 	for _, g := range in.group("category") {
-		ad.Categories = append(ad.Categories, CategoryAdoption{Category: g.Key, AdoptionCounts: g.adoption()})
+		ad.Categories = append(ad.Categories, publish.CategoryAdoption{Category: g.Key, AdoptionCounts: g.adoption()})
 	}
 	for _, g := range in.group("platform") {
-		ad.ByPlatform = append(ad.ByPlatform, PlatformAdoption{Platform: g.Key, AdoptionCounts: g.adoption()})
+		ad.ByPlatform = append(ad.ByPlatform, publish.PlatformAdoption{Platform: g.Key, AdoptionCounts: g.adoption()})
 	}
 	if in.prev != nil {
-		ad.Changes = &AdoptionChanges{Since: in.prev.Date, Week: in.run.Date, Fields: in.changes}
+		ad.Changes = &publish.AdoptionChanges{Since: in.prev.Date, Week: in.run.Date, Fields: in.changes}
 		r := in.rechecks
 		ad.Rechecks = &r
 	}
 	return ad
 }
 
-func buildCoverage(in *figureInputs) PlatformCoverage {
+func buildCoverage(in *figureInputs) publish.PlatformCoverage {
 	all := in.all()
-	pc := PlatformCoverage{Checked: all.Checked, Measured: share(all.Shops, all.Checked),
-		NotMeasured: all.Checked - all.Shops, Platforms: []PlatformShare{}}
+	pc := publish.PlatformCoverage{Checked: all.Checked, Measured: share(all.Shops, all.Checked),
+		NotMeasured: all.Checked - all.Shops, Platforms: []publish.PlatformShare{}}
 	var hosted int64
 	for _, g := range in.group("platform") {
 		if g.Key == nil {
 			continue
 		}
-		pc.Platforms = append(pc.Platforms, PlatformShare{Platform: *g.Key, Share: share(g.Shops, all.Shops)})
+		pc.Platforms = append(pc.Platforms, publish.PlatformShare{Platform: *g.Key, Share: share(g.Shops, all.Shops)})
 		if slices.Contains(HostedPlatforms, *g.Key) {
 			hosted += g.Shops
 		}
@@ -395,23 +237,23 @@ func buildCoverage(in *figureInputs) PlatformCoverage {
 
 // buildSeries appends this run's point to the previous run's series,
 // replacing a point of the same date, in date order.
-func buildSeries(in *figureInputs) []SeriesPoint {
+func buildSeries(in *figureInputs) []publish.SeriesPoint {
 	all := in.all()
-	now := SeriesPoint{
+	now := publish.SeriesPoint{
 		Date: in.run.Date, StoresChecked: all.Checked,
 		ValidUCP: share(all.UCPValid, all.UCPN), AgentCatalogs: share(all.SMCP, all.SMCPN),
 		StorefrontWebMCP: share(all.WebMCP, all.WebMCPN), CheckoutWebMCP: all.checkoutWebMCP(),
 		CheckoutLinks: share(all.Cart, all.CartN), AgentsCanBuy: share(all.Buy, all.BuyN),
 	}
-	var out []SeriesPoint
+	var out []publish.SeriesPoint
 	for _, p := range in.prevSeries {
 		if p.Date < in.run.Date {
 			out = append(out, p)
 		}
 	}
 	out = append(out, now)
-	slices.SortStableFunc(out, func(a, b SeriesPoint) int { return strings.Compare(a.Date, b.Date) })
-	return slices.CompactFunc(out, func(a, b SeriesPoint) bool { return a.Date == b.Date })
+	slices.SortStableFunc(out, func(a, b publish.SeriesPoint) int { return strings.Compare(a.Date, b.Date) })
+	return slices.CompactFunc(out, func(a, b publish.SeriesPoint) bool { return a.Date == b.Date })
 }
 
 const protocolsMethodology = "Each protocol (row) is followed through four stages: declare (the store publishes it), validate " +
@@ -421,23 +263,23 @@ const protocolsMethodology = "Each protocol (row) is followed through four stage
 	"not observed on the store) or Not measured (null: svc has no check for it, never 0). Validation is not certification."
 
 // Protocols the matrix covers, in row order (spec 2.9).
-var protocolInfos = []ProtocolInfo{
-	{"ucp", "Universal Commerce Protocol"},
-	{"acp", "Agentic Commerce Protocol"},
-	{"pap", "PAP"}, // named by its id only: svc has no check for it yet
-	{"webmcp", "WebMCP"},
-	{"mcp", "Model Context Protocol (storefront MCP)"},
-	{"payments", "Agent payment rails"},
+var protocolInfos = []publish.ProtocolInfo{
+	{ID: "ucp", Name: "Universal Commerce Protocol"},
+	{ID: "acp", Name: "Agentic Commerce Protocol"},
+	{ID: "pap", Name: "PAP"}, // named by its id only: svc has no check for it yet
+	{ID: "webmcp", Name: "WebMCP"},
+	{ID: "mcp", Name: "Model Context Protocol (storefront MCP)"},
+	{ID: "payments", Name: "Agent payment rails"},
 }
 
-func measured(count, n int64, basis string) Stage {
+func measured(count, n int64, basis string) publish.ProtocolStage {
 	if n == 0 {
 		return notMeasured(basis + " No store could be measured.")
 	}
-	return Stage{Percentage: Pct(count, n), Count: &count, N: &n, Evidence: Measured, Basis: basis}
+	return publish.ProtocolStage{Percentage: Pct(count, n), Count: &count, N: &n, Evidence: Measured, Basis: basis}
 }
 
-func inferred(count, n int64, basis string) Stage {
+func inferred(count, n int64, basis string) publish.ProtocolStage {
 	s := measured(count, n, basis)
 	if s.Evidence == Measured {
 		s.Evidence = Inferred
@@ -445,10 +287,12 @@ func inferred(count, n int64, basis string) Stage {
 	return s
 }
 
-func notMeasured(basis string) Stage { return Stage{Evidence: NotMeasured, Basis: basis} }
+func notMeasured(basis string) publish.ProtocolStage {
+	return publish.ProtocolStage{Evidence: NotMeasured, Basis: basis}
+}
 
 // buildProtocols builds protocols.json.
-func buildProtocols(in *figureInputs) ProtocolMatrix {
+func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 	g := in.all()
 	noCheck := "svc has no check for this stage."
 	cwm := g.checkoutWebMCP()
@@ -457,36 +301,36 @@ func buildProtocols(in *figureInputs) ProtocolMatrix {
 	if cwm.Inferred.Count == 0 && cwm.Evidence.Count > 0 {
 		cwmStage.Evidence = Measured
 	}
-	rows := []ProtocolRow{
-		{ID: "ucp", Stages: ProtocolStages{
+	rows := []publish.ProtocolRow{
+		{ID: "ucp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
 			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
 			Answer:   notMeasured("UCP service endpoints are not called: a valid profile does not prove that they work. " + noCheck),
 			Transact: notMeasured("No UCP checkout session is opened. " + noCheck),
 		}},
-		{ID: "acp", Stages: ProtocolStages{
+		{ID: "acp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.ACP, g.ACPN, "/.well-known/acp.json serves an ACP discovery document."),
 			Validate: notMeasured("The discovery document is not validated against the ACP schema. " + noCheck),
 			Answer:   notMeasured("ACP endpoints are not called. " + noCheck),
 			Transact: notMeasured("No ACP checkout session is opened. " + noCheck),
 		}},
-		{ID: "pap", Stages: ProtocolStages{
+		{ID: "pap", Stages: publish.ProtocolStages{
 			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
 			Answer: notMeasured(noCheck), Transact: notMeasured(noCheck),
 		}},
-		{ID: "webmcp", Stages: ProtocolStages{
+		{ID: "webmcp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.WebMCP, g.WebMCPN, "A WebMCP tool (a registerTool call or a toolname form) in the homepage server HTML."),
 			Validate: notMeasured("Tool declarations are not validated. " + noCheck),
 			Answer:   notMeasured("Answering needs a browser session; svc reads server HTML only. " + noCheck),
 			Transact: cwmStage,
 		}},
-		{ID: "mcp", Stages: ProtocolStages{
+		{ID: "mcp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.Card, g.CardN, "An MCP server card at /.well-known/mcp.json, /.well-known/mcp/server-card.json or /.well-known/mcp-server-card (draft)."),
 			Validate: notMeasured("Server cards and tool schemas are not validated. " + noCheck),
 			Answer:   measured(g.SMCP, g.SMCPN, "The storefront MCP endpoint (POST /api/mcp) answered with catalog tools."),
 			Transact: measured(g.Cart, g.CartN, "The storefront MCP cart returned a checkout link (stopped before payment; no order)."),
 		}},
-		{ID: "payments", Stages: ProtocolStages{
+		{ID: "payments", Stages: publish.ProtocolStages{
 			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
 			Answer: notMeasured(noCheck), Transact: notMeasured("svc stops before payment. " + noCheck),
 		}},
@@ -494,7 +338,7 @@ func buildProtocols(in *figureInputs) ProtocolMatrix {
 	for i := range rows {
 		rows[i].Name = protocolInfos[i].Name
 	}
-	return ProtocolMatrix{
+	return publish.ProtocolMatrix{
 		Rows: rows, StoresChecked: g.Checked, IndexStoresChecked: in.indexChecked,
 		AsOf: in.asOf(), Methodology: protocolsMethodology, License: datasets.License, Cite: in.cite(),
 		Available: g.Checked > 0, Protocols: protocolInfos,
@@ -647,13 +491,13 @@ func (a *aggregator) figures(ctx context.Context) error {
 		if err := a.queryCount(ctx, "aggregate_rechecks.sql", &in.rechecks); err != nil {
 			return err
 		}
-		got := map[string]FieldChange{}
+		got := map[string]publish.FieldChange{}
 		res, err := a.duck.query(ctx, svcsql.Text("aggregate_change_counts.sql"))
 		if err != nil {
 			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 		}
 		for _, row := range res.rows {
-			var fc FieldChange
+			var fc publish.FieldChange
 			if err := scanRow(row, &fc.Field, &fc.Gained, &fc.Lost); err != nil {
 				return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 			}
@@ -665,7 +509,7 @@ func (a *aggregator) figures(ctx context.Context) error {
 			in.changes = append(in.changes, fc)
 		}
 		var prevAd struct {
-			Series []SeriesPoint `json:"series"`
+			Series []publish.SeriesPoint `json:"series"`
 		}
 		if err := readPrevJSON(filepath.Join(a.prevDir, OutFiles, filepath.FromSlash(publish.AdoptionPath)), &prevAd); err != nil {
 			return err
