@@ -22,7 +22,6 @@ import (
 	"golang.org/x/net/html/atom"
 
 	"svc/datasets"
-	"svc/pipeline/leaderboard"
 	"svc/publish"
 )
 
@@ -124,18 +123,18 @@ func testInput(t *testing.T) Input {
 	}
 	rate, lo, hi := 0.5, 0.3, 0.7
 	ok := "checkout_reached"
-	board := leaderboard.Board{TestSet: "SVC-100 v1", TestSetSize: 100, TestSetURL: "/data/svc-100/v1/svc-100.csv",
+	board := publish.Leaderboard{TestSet: "SVC-100 v1", TestSetSize: 100, TestSetURL: "/data/svc-100/v1/svc-100.csv",
 		SubmissionSchemaURL: "/data/svc-100/v1/submission.schema.json", SnapshotDate: "2026-11-16",
 		Methodology: "Cart success.", Attribution: datasets.Attribution,
-		Paths: []leaderboard.PathRow{
+		Paths: []publish.AgentPathRow{
 			{ID: "browser-a", Label: "Browser shopper A", Path: "browser", Status: "measured", Verified: true, Evidence: "Measured",
-				Stats: leaderboard.Stats{N: 20, CartSuccesses: 10, Rate: &rate, Wilson95: &leaderboard.Interval{Low: lo, High: hi}}},
+				RunStats: publish.RunStats{N: 20, CartSuccesses: 10, Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}},
 			{ID: "ucp", Label: "UCP path", Path: "ucp", Status: "not_run", Verified: true, Evidence: "Measured"},
 		},
-		Unverified: leaderboard.Unverified{Note: "Self-reported.", Count: 1, Runs: []leaderboard.SubmissionRow{{ID: "sub-1", Status: "unverified",
-			Evidence: "Self-reported", Agent: leaderboard.PublicAgent{Name: "Outside <Agent>"}, Path: "browser",
-			Stats: leaderboard.Stats{N: 10, CartSuccesses: 9, Rate: &rate, Wilson95: &leaderboard.Interval{Low: lo, High: hi}}, SubmittedAt: checkedAt}}},
-		Stores: []leaderboard.GridRow{
+		Unverified: publish.UnverifiedRuns{Note: "Self-reported.", Count: 1, Runs: []publish.SubmissionRow{{ID: "sub-1", Status: "unverified",
+			Evidence: "Self-reported", Agent: publish.PublicAgent{Name: "Outside <Agent>"}, Path: "browser",
+			RunStats: publish.RunStats{N: 10, CartSuccesses: 9, Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}, SubmittedAt: checkedAt}}},
+		Stores: []publish.GridRow{
 			{ID: "svc100-v1-001", Host: "buyhere.test", Name: "Buy Here", Category: "footwear", Outcomes: map[string]*string{"browser-a": &ok}},
 			{ID: "svc100-v1-002", Host: "elsewhere.test", Name: "Elsewhere", Category: "home", Outcomes: map[string]*string{}},
 		},
@@ -649,7 +648,7 @@ func TestLeaderboardChart(t *testing.T) {
 // published page byte for byte.
 func TestLeaderboardLabels(t *testing.T) {
 	in := testInput(t)
-	var board leaderboard.Board
+	var board publish.Leaderboard
 	if err := json.Unmarshal(in.Files[0].Data, &board); err != nil {
 		t.Fatal(err)
 	}
@@ -658,17 +657,17 @@ func TestLeaderboardLabels(t *testing.T) {
 	board.Unverified.Runs[0].Rank = &one
 	standIn := board
 	standIn.FixtureStandIn, standIn.TestSetNote = true, "Fixture stand-in: synthetic stores."
-	standIn.Paths = append([]leaderboard.PathRow{}, board.Paths...)
+	standIn.Paths = append([]publish.AgentPathRow{}, board.Paths...)
 	fixture := standIn.Paths[0]
 	fixture.ID, fixture.Label, fixture.Status, fixture.Verified, fixture.Evidence, fixture.FixtureData, fixture.MeasuredBy, fixture.Rank =
 		"browser-b", "Browser shopper B", "fixture", false, "Fixture data", true, nil, &two
 	standIn.Paths = append(standIn.Paths, fixture)
-	standIn.Unverified.Runs = []leaderboard.SubmissionRow{board.Unverified.Runs[0]}
+	standIn.Unverified.Runs = []publish.SubmissionRow{board.Unverified.Runs[0]}
 	standIn.Unverified.Runs[0].InDataset = false
 
 	for _, tc := range []struct {
 		name      string
-		board     leaderboard.Board
+		board     publish.Leaderboard
 		want, not []string
 	}{
 		{"real", board, []string{"(100 real stores)", `<tr id="sub-1"><td>1</td>`, "listed since the snapshot"},
