@@ -80,7 +80,7 @@ type AgentPathRow struct {
 	FixtureData bool    `json:"fixtureData"`
 	Method      string  `json:"method,omitempty"`
 	// Rank is the path's standard competition rank among the paths (see
-	// Methodology); null when it has no result.
+	// leaderboard.Methodology); null when it has no result.
 	Rank *int `json:"rank"`
 	RunStats
 	StartedAt  *time.Time `json:"startedAt"`
@@ -98,7 +98,7 @@ type UnverifiedRuns struct {
 type SubmissionRow struct {
 	ID string `json:"id"`
 	// Rank is the run's standard competition rank among the unverified
-	// runs (see Methodology).
+	// runs (see leaderboard.Methodology).
 	Rank     *int        `json:"rank"`
 	Status   string      `json:"status"`
 	Verified bool        `json:"verified"`
