@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"svc/fixtures"
+	"svc/publish"
 )
 
 // A second, independent implementation of the documented store_answers
@@ -170,11 +171,11 @@ func truthAnswerPath(st *fixtures.Store, browser *bool, path *UCPPathResult) tru
 }
 
 // truthCounts are the adoption counts of a group of truth rows.
-func truthCounts(rows []truthRow) AdoptionCounts {
-	var c AdoptionCounts
+func truthCounts(rows []truthRow) publish.AdoptionCounts {
+	var c publish.AdoptionCounts
 	var ucpN, ucpValid, smcpN, smcp, catN, cat, wmN, wm, cartN, cart int64
 	var laneN, lane, brN, br, buyN, buy, blN, bl, scoreN, scoreSum int64
-	var cwm CheckoutWebMCPCounts
+	var cwm publish.CheckoutWebMCPCounts
 	var ev, inf, unk int64
 	for _, r := range rows {
 		c.Stores++

@@ -13,27 +13,23 @@ import (
 	"time"
 
 	"svc/datasets"
-	"svc/pipeline/leaderboard"
 	"svc/publish"
 	svcsql "svc/sql"
 )
 
 // The precomputed store figures: adoption (spec 2.8), the protocol matrix
-// (2.9) and the weekly figure (2.13). Their counts come from
-// sql/aggregate_figures.sql; this file gives them their published shape.
+// (2.9, figures_protocols.go) and the weekly figure (2.13,
+// figures_weekly.go). Their counts come from sql/aggregate_figures.sql;
+// these files fill in the publish types. This one holds the counts, the
+// adoption document and the step that writes all three.
 // Every share is a count out of the stores where the signal was measured
 // (n), never out of all stores: an unmeasured store is left out, not
 // counted as "no". Percentages are count/n × 100 rounded half away from
 // zero to one decimal, null when n is 0.
 
-// Share is a count out of the stores where it was measured.
-type Share struct {
-	Count int64    `json:"count"`
-	N     int64    `json:"n"`
-	Pct   *float64 `json:"pct"`
+func share(count, n int64) publish.Share {
+	return publish.Share{Count: count, N: n, Pct: Pct(count, n)}
 }
-
-func share(count, n int64) Share { return Share{Count: count, N: n, Pct: Pct(count, n)} }
 
 // Pct is count/n in percent rounded half away from zero to one decimal,
 // or nil when n is 0.
@@ -44,184 +40,6 @@ func Pct(count, n int64) *float64 {
 	v := math.Round(float64(count)*1000/float64(n)) / 10
 	return &v
 }
-
-// CheckoutWebMCPCounts counts the platform-only Checkout WebMCP status
-// against the stores whose platform was measured (N); stores whose
-// platform was not measured are NotChecked, outside N.
-type CheckoutWebMCPCounts struct {
-	N          int64 `json:"n"`
-	Evidence   Share `json:"evidence"`
-	Inferred   Share `json:"inferred"`
-	Unknown    Share `json:"unknown"`
-	NotChecked int64 `json:"notChecked"`
-}
-
-// AdoptionCounts are the adoption counts of one group of stores.
-type AdoptionCounts struct {
-	Stores           int64                `json:"stores"`  // listed in the directory
-	Checked          int64                `json:"checked"` // with a completed check
-	ValidUCP         Share                `json:"validUcp"`
-	UCPDirectory     Share                `json:"ucpDirectoryCount"`
-	AgentCatalogs    Share                `json:"agentCatalogs"`
-	CatalogAnswered  Share                `json:"catalogAnswered"`
-	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
-	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
-	CheckoutLinks    Share                `json:"checkoutLinks"`
-	BuyAgentCatalog  Share                `json:"buyAgentCatalog"`
-	BuyBrowser       Share                `json:"buyBrowser"`
-	AgentsCanBuy     Share                `json:"agentsCanBuy"`
-	Blocked          Share                `json:"blocked"`
-	AverageScore     *float64             `json:"averageScore"` // over stores with a score; 1 decimal
-}
-
-// CategoryAdoption is one category's counts; Category is null for stores
-// listed without one.
-type CategoryAdoption struct {
-	Category *string `json:"category"`
-	AdoptionCounts
-}
-
-// PlatformAdoption is one platform's counts; Platform is null for stores
-// whose platform was not measured (gated or failed checks).
-type PlatformAdoption struct {
-	Platform *string `json:"platform"`
-	AdoptionCounts
-}
-
-// PlatformCoverage says how much of the checked directory a platform was
-// measured for, and which.
-type PlatformCoverage struct {
-	Checked        int64           `json:"checked"`
-	Measured       Share           `json:"measured"` // out of checked
-	NotMeasured    int64           `json:"notMeasured"`
-	HostedPlatform Share           `json:"hostedPlatform"` // shopify or bigcommerce, out of measured
-	Platforms      []PlatformShare `json:"platforms"`
-}
-
-// PlatformShare is one platform's share of the stores whose platform was
-// measured.
-type PlatformShare struct {
-	Platform string `json:"platform"`
-	Share
-}
-
-// SeriesPoint is one run's headline counts; the series carries over from
-// the previous run's adoption.json.
-type SeriesPoint struct {
-	Date             string               `json:"date"`
-	StoresChecked    int64                `json:"storesChecked"`
-	ValidUCP         Share                `json:"validUcp"`
-	AgentCatalogs    Share                `json:"agentCatalogs"`
-	StorefrontWebMCP Share                `json:"storefrontWebmcp"`
-	CheckoutWebMCP   CheckoutWebMCPCounts `json:"checkoutWebmcp"`
-	CheckoutLinks    Share                `json:"checkoutLinks"`
-	AgentsCanBuy     Share                `json:"agentsCanBuy"`
-}
-
-// AdoptionChanges sums this run's week-over-week changes per signal.
-type AdoptionChanges struct {
-	Since  string        `json:"since"` // the previous run's snapshot date
-	Week   string        `json:"week"`
-	Fields []FieldChange `json:"fields"`
-}
-
-// FieldChange counts stores whose signal became true (Gained) or stopped
-// being true (Lost). Field listed counts stores that joined or left.
-type FieldChange struct {
-	Field  string `json:"field"`
-	Gained int64  `json:"gained"`
-	Lost   int64  `json:"lost"`
-}
-
-// Adoption is api/agent-checkout/adoption.json (spec 2.8).
-type Adoption struct {
-	Now              AdoptionCounts     `json:"now"`
-	Categories       []CategoryAdoption `json:"categories"`
-	ByPlatform       []PlatformAdoption `json:"byPlatform"`
-	PlatformCoverage PlatformCoverage   `json:"platformCoverage"`
-	Series           []SeriesPoint      `json:"series"`
-	Changes          *AdoptionChanges   `json:"changes"`  // null when no previous run was read
-	Rechecks         *int64             `json:"rechecks"` // null when no previous run was read
-	Methodology      string             `json:"methodology"`
-	GeneratedAt      time.Time          `json:"generatedAt"`
-	AsOf             time.Time          `json:"asOf"`
-	Available        bool               `json:"available"`
-	SnapshotDate     string             `json:"snapshotDate"`
-	Note             string             `json:"note"`
-	License          string             `json:"license"`
-	Cite             string             `json:"cite"`
-}
-
-// Evidence labels of the protocol matrix.
-const (
-	Measured    = "Measured"
-	Inferred    = "Inferred"
-	NotMeasured = "Not measured"
-)
-
-// Stage is one cell of the protocol matrix. Percentage, Count and N are
-// null when the stage is not measured.
-type Stage struct {
-	Percentage *float64 `json:"percentage"`
-	Count      *int64   `json:"count"`
-	N          *int64   `json:"n"`
-	Evidence   string   `json:"evidence"`
-	Basis      string   `json:"basis"`
-}
-
-// ProtocolStages are a protocol's four stages, in order.
-type ProtocolStages struct {
-	Declare  Stage `json:"declare"`
-	Validate Stage `json:"validate"`
-	Answer   Stage `json:"answer"`
-	Transact Stage `json:"transact"`
-}
-
-// ProtocolRow is one protocol of the matrix.
-type ProtocolRow struct {
-	ID     string         `json:"id"`
-	Name   string         `json:"name"`
-	Stages ProtocolStages `json:"stages"`
-}
-
-// ProtocolInfo names a protocol id.
-type ProtocolInfo struct {
-	ID   string `json:"id"`
-	Name string `json:"name"`
-}
-
-// ProtocolMatrix is api/protocols.json (spec 2.9).
-type ProtocolMatrix struct {
-	Rows               []ProtocolRow  `json:"rows"`
-	StoresChecked      int64          `json:"storesChecked"`
-	IndexStoresChecked int64          `json:"indexStoresChecked"`
-	AsOf               time.Time      `json:"asOf"`
-	Methodology        string         `json:"methodology"`
-	License            string         `json:"license"`
-	Cite               string         `json:"cite"`
-	Available          bool           `json:"available"`
-	Protocols          []ProtocolInfo `json:"protocols"`
-	Stages             []string       `json:"stages"`
-	GeneratedAt        time.Time      `json:"generatedAt"`
-}
-
-// WeeklySchema names the weekly figure's format (spec 9.4).
-const WeeklySchema = "svc-weekly-agent-checkout/1"
-
-// HostedPlatforms are the platforms of the weekly figure's hosted-platform
-// segment: hosted commerce services whose catalog and cart tools a plain
-// HTTP agent can reach. The segment column of sql/aggregate_signals.sql
-// lists the same platforms.
-var HostedPlatforms = []string{"bigcommerce", "shopify"}
-
-// The weekly figure's document; the types live in publish, which the
-// pages that render it can import.
-type (
-	WeeklyEdition    = publish.WeeklyEdition
-	WeeklySegment    = publish.WeeklySegment
-	WeeklyComparison = publish.WeeklyComparison
-	WeeklyPrevious   = publish.WeeklyPrevious
-)
 
 // groupCounts is one row of aggregate_figures.sql, in its column order.
 type groupCounts struct {
@@ -252,14 +70,14 @@ func (g *groupCounts) scanTargets() []any {
 		&g.ScoreN, &g.ScoreSum, &g.MarketN, &g.USStores, &g.USLinkN, &g.USLink, &g.AsOf}
 }
 
-func (g groupCounts) checkoutWebMCP() CheckoutWebMCPCounts {
+func (g groupCounts) checkoutWebMCP() publish.CheckoutWebMCPCounts {
 	n := g.CWMEvidence + g.CWMInferred + g.CWMUnknown
-	return CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
+	return publish.CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
 		Unknown: share(g.CWMUnknown, n), NotChecked: g.CWMNotChkd}
 }
 
-func (g groupCounts) adoption() AdoptionCounts {
-	c := AdoptionCounts{
+func (g groupCounts) adoption() publish.AdoptionCounts {
+	c := publish.AdoptionCounts{
 		Stores: g.Stores, Checked: g.Checked,
 		ValidUCP:         share(g.UCPValid, g.UCPN),
 		UCPDirectory:     share(g.UCPDirectory, g.UCPN),
@@ -286,10 +104,10 @@ type figureInputs struct {
 	baseURL      string
 	groups       []groupCounts
 	indexChecked int64
-	prev         *RunInfo      // nil without history
-	prevSeries   []SeriesPoint // from the previous adoption.json
+	prev         *RunInfo              // nil without history
+	prevSeries   []publish.SeriesPoint // from the previous adoption.json
 	prevWeekly   *WeeklyEdition
-	changes      []FieldChange
+	changes      []publish.FieldChange
 	rechecks     int64
 }
 
@@ -344,12 +162,12 @@ const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every
 	"run that also had a completed check in the previous run. Percentages are rounded half away from zero to one decimal."
 
 // buildAdoption builds adoption.json.
-func buildAdoption(in *figureInputs) Adoption {
+func buildAdoption(in *figureInputs) publish.Adoption {
 	all := in.all()
-	ad := Adoption{
+	ad := publish.Adoption{
 		Now:              all.adoption(),
-		Categories:       []CategoryAdoption{},
-		ByPlatform:       []PlatformAdoption{},
+		Categories:       []publish.CategoryAdoption{},
+		ByPlatform:       []publish.PlatformAdoption{},
 		PlatformCoverage: buildCoverage(in),
 		Series:           buildSeries(in),
 		Methodology:      adoptionMethodology,
@@ -362,29 +180,29 @@ func buildAdoption(in *figureInputs) Adoption {
 		Cite:             in.cite(),
 	}
 	for _, g := range in.group("category") {
-		ad.Categories = append(ad.Categories, CategoryAdoption{Category: g.Key, AdoptionCounts: g.adoption()})
+		ad.Categories = append(ad.Categories, publish.CategoryAdoption{Category: g.Key, AdoptionCounts: g.adoption()})
 	}
 	for _, g := range in.group("platform") {
-		ad.ByPlatform = append(ad.ByPlatform, PlatformAdoption{Platform: g.Key, AdoptionCounts: g.adoption()})
+		ad.ByPlatform = append(ad.ByPlatform, publish.PlatformAdoption{Platform: g.Key, AdoptionCounts: g.adoption()})
 	}
 	if in.prev != nil {
-		ad.Changes = &AdoptionChanges{Since: in.prev.Date, Week: in.run.Date, Fields: in.changes}
+		ad.Changes = &publish.AdoptionChanges{Since: in.prev.Date, Week: in.run.Date, Fields: in.changes}
 		r := in.rechecks
 		ad.Rechecks = &r
 	}
 	return ad
 }
 
-func buildCoverage(in *figureInputs) PlatformCoverage {
+func buildCoverage(in *figureInputs) publish.PlatformCoverage {
 	all := in.all()
-	pc := PlatformCoverage{Checked: all.Checked, Measured: share(all.Shops, all.Checked),
-		NotMeasured: all.Checked - all.Shops, Platforms: []PlatformShare{}}
+	pc := publish.PlatformCoverage{Checked: all.Checked, Measured: share(all.Shops, all.Checked),
+		NotMeasured: all.Checked - all.Shops, Platforms: []publish.PlatformShare{}}
 	var hosted int64
 	for _, g := range in.group("platform") {
 		if g.Key == nil {
 			continue
 		}
-		pc.Platforms = append(pc.Platforms, PlatformShare{Platform: *g.Key, Share: share(g.Shops, all.Shops)})
+		pc.Platforms = append(pc.Platforms, publish.PlatformShare{Platform: *g.Key, Share: share(g.Shops, all.Shops)})
 		if slices.Contains(HostedPlatforms, *g.Key) {
 			hosted += g.Shops
 		}
@@ -395,228 +213,23 @@ func buildCoverage(in *figureInputs) PlatformCoverage {
 
 // buildSeries appends this run's point to the previous run's series,
 // replacing a point of the same date, in date order.
-func buildSeries(in *figureInputs) []SeriesPoint {
+func buildSeries(in *figureInputs) []publish.SeriesPoint {
 	all := in.all()
-	now := SeriesPoint{
+	now := publish.SeriesPoint{
 		Date: in.run.Date, StoresChecked: all.Checked,
 		ValidUCP: share(all.UCPValid, all.UCPN), AgentCatalogs: share(all.SMCP, all.SMCPN),
 		StorefrontWebMCP: share(all.WebMCP, all.WebMCPN), CheckoutWebMCP: all.checkoutWebMCP(),
 		CheckoutLinks: share(all.Cart, all.CartN), AgentsCanBuy: share(all.Buy, all.BuyN),
 	}
-	var out []SeriesPoint
+	var out []publish.SeriesPoint
 	for _, p := range in.prevSeries {
 		if p.Date < in.run.Date {
 			out = append(out, p)
 		}
 	}
 	out = append(out, now)
-	slices.SortStableFunc(out, func(a, b SeriesPoint) int { return strings.Compare(a.Date, b.Date) })
-	return slices.CompactFunc(out, func(a, b SeriesPoint) bool { return a.Date == b.Date })
-}
-
-const protocolsMethodology = "Each protocol (row) is followed through four stages: declare (the store publishes it), validate " +
-	"(what it publishes is valid), answer (its endpoint answers an agent) and transact (an agent reaches checkout through " +
-	"it; svc stops before payment and never places an order). A percentage is the share of the checked stores where the " +
-	"stage was measured (n), with an evidence label: Measured (observed over plain HTTP), Inferred (from the platform, " +
-	"not observed on the store) or Not measured (null: svc has no check for it, never 0). Validation is not certification."
-
-// Protocols the matrix covers, in row order (spec 2.9).
-var protocolInfos = []ProtocolInfo{
-	{"ucp", "Universal Commerce Protocol"},
-	{"acp", "Agentic Commerce Protocol"},
-	{"pap", "PAP"}, // named by its id only: svc has no check for it yet
-	{"webmcp", "WebMCP"},
-	{"mcp", "Model Context Protocol (storefront MCP)"},
-	{"payments", "Agent payment rails"},
-}
-
-func measured(count, n int64, basis string) Stage {
-	if n == 0 {
-		return notMeasured(basis + " No store could be measured.")
-	}
-	return Stage{Percentage: Pct(count, n), Count: &count, N: &n, Evidence: Measured, Basis: basis}
-}
-
-func inferred(count, n int64, basis string) Stage {
-	s := measured(count, n, basis)
-	if s.Evidence == Measured {
-		s.Evidence = Inferred
-	}
-	return s
-}
-
-func notMeasured(basis string) Stage { return Stage{Evidence: NotMeasured, Basis: basis} }
-
-// buildProtocols builds protocols.json.
-func buildProtocols(in *figureInputs) ProtocolMatrix {
-	g := in.all()
-	noCheck := "svc has no check for this stage."
-	cwm := g.checkoutWebMCP()
-	cwmStage := inferred(cwm.Evidence.Count+cwm.Inferred.Count, cwm.N,
-		"Checkout WebMCP tools (get_checkout, update_checkout, complete_checkout) in the platform's hosted checkout, out of the stores whose platform was measured; buyer approval is required.")
-	if cwm.Inferred.Count == 0 && cwm.Evidence.Count > 0 {
-		cwmStage.Evidence = Measured
-	}
-	rows := []ProtocolRow{
-		{ID: "ucp", Stages: ProtocolStages{
-			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
-			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
-			Answer:   notMeasured("UCP service endpoints are not called: a valid profile does not prove that they work. " + noCheck),
-			Transact: notMeasured("No UCP checkout session is opened. " + noCheck),
-		}},
-		{ID: "acp", Stages: ProtocolStages{
-			Declare:  measured(g.ACP, g.ACPN, "/.well-known/acp.json serves an ACP discovery document."),
-			Validate: notMeasured("The discovery document is not validated against the ACP schema. " + noCheck),
-			Answer:   notMeasured("ACP endpoints are not called. " + noCheck),
-			Transact: notMeasured("No ACP checkout session is opened. " + noCheck),
-		}},
-		{ID: "pap", Stages: ProtocolStages{
-			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
-			Answer: notMeasured(noCheck), Transact: notMeasured(noCheck),
-		}},
-		{ID: "webmcp", Stages: ProtocolStages{
-			Declare:  measured(g.WebMCP, g.WebMCPN, "A WebMCP tool (a registerTool call or a toolname form) in the homepage server HTML."),
-			Validate: notMeasured("Tool declarations are not validated. " + noCheck),
-			Answer:   notMeasured("Answering needs a browser session; svc reads server HTML only. " + noCheck),
-			Transact: cwmStage,
-		}},
-		{ID: "mcp", Stages: ProtocolStages{
-			Declare:  measured(g.Card, g.CardN, "An MCP server card at /.well-known/mcp.json, /.well-known/mcp/server-card.json or /.well-known/mcp-server-card (draft)."),
-			Validate: notMeasured("Server cards and tool schemas are not validated. " + noCheck),
-			Answer:   measured(g.SMCP, g.SMCPN, "The storefront MCP endpoint (POST /api/mcp) answered with catalog tools."),
-			Transact: measured(g.Cart, g.CartN, "The storefront MCP cart returned a checkout link (stopped before payment; no order)."),
-		}},
-		{ID: "payments", Stages: ProtocolStages{
-			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
-			Answer: notMeasured(noCheck), Transact: notMeasured("svc stops before payment. " + noCheck),
-		}},
-	}
-	for i := range rows {
-		rows[i].Name = protocolInfos[i].Name
-	}
-	return ProtocolMatrix{
-		Rows: rows, StoresChecked: g.Checked, IndexStoresChecked: in.indexChecked,
-		AsOf: in.asOf(), Methodology: protocolsMethodology, License: datasets.License, Cite: in.cite(),
-		Available: g.Checked > 0, Protocols: protocolInfos,
-		Stages:      []string{"declare", "validate", "answer", "transact"},
-		GeneratedAt: runTime(in.run.Started),
-	}
-}
-
-// WeeklyMarket is the country the weekly figure covers (spec 2.13: the US
-// share of stores that returned a UCP checkout link).
-const WeeklyMarket = "US"
-
-const (
-	weeklyMetric = "Share of US stores whose UCP services returned a checkout link to svc's own UCP agent path " +
-		"(a plain-HTTP agent that reads the store's UCP profile and drives its shopping service), stopped before payment: " +
-		"count = US stores with store_answers.ucp_checkout_link true, n = US stores where it was measured, " +
-		"pct = count/n rounded to one decimal. ucp_checkout_link is false when the path ended without a checkout, and for " +
-		"every store whose UCP profile is missing or invalid (it has no UCP service to return one); it is not measured, and " +
-		"the store is left out of n, when the profile is valid, unreadable or unvalidated and the path did not take it to a " +
-		"cart (the path runs over the SVC-100 stores). Another protocol's checkout link (storefront MCP, a browser cart) does " +
-		"not count. A returned checkout link is not an order."
-	weeklyScope = "US stores: store_answers.market = US, decided from what each store declares about itself, never from " +
-		"where it is hosted. The currency it quotes decides (Product JSON-LD priceCurrency, og:price:currency, a catalog's " +
-		"currency_code, Shopify.currency): USD makes a store US unless a country it declares (a shipping destination or " +
-		"address in its JSON-LD) or its locale region (hreflang, og:locale, <html lang>) names another country that uses " +
-		"the dollar, and unless it declares only countries outside the dollar area. Without a currency, declared countries " +
-		"that agree decide; locale tags alone never do. Stores whose market is another country or unknown are not in the figure."
-)
-
-// ucpPathCreatesCheckout says whether the UCP agent path (pipeline/
-// leaderboard, method leaderboard.MethodVersion) opens checkout sessions.
-// Method agent-path/1 stops at catalog search; the method that creates
-// sessions sets this, and the weekly figure drops its note.
-const ucpPathCreatesCheckout = false
-
-// weeklyNote says what the figure cannot show while the UCP agent path
-// opens no checkout session: it counts what the path saw.
-func weeklyNote() string {
-	if ucpPathCreatesCheckout {
-		return ""
-	}
-	return "The UCP agent path (method " + leaderboard.MethodVersion + ") drives a store's UCP service as far as catalog " +
-		"search and opens no checkout session yet. Until a later method creates checkout sessions, the figure counts what " +
-		"the path saw: stores whose UCP services returned no checkout link to it, or have none to return, count as no; " +
-		"stores it could not take that far are left out of n, never counted as no."
-}
-
-// buildWeekly builds the weekly edition of the run's date.
-func buildWeekly(in *figureInputs) WeeklyEdition {
-	all := in.all()
-	seg := map[string]groupCounts{}
-	for _, g := range in.group("segment") {
-		if g.Key != nil {
-			seg[*g.Key] = g
-		}
-	}
-	hosted, other := seg["hosted_platform"], seg["not_detected"]
-	segments := []WeeklySegment{
-		{ID: "hosted_platform", Label: "US stores on a hosted platform (Shopify, BigCommerce)",
-			N: hosted.USLinkN, Count: hosted.USLink, Pct: Pct(hosted.USLink, hosted.USLinkN)},
-		{ID: "not_detected", Label: "US stores with no hosted platform detected",
-			N: other.USLinkN, Count: other.USLink, Pct: Pct(other.USLink, other.USLinkN)},
-	}
-	e := WeeklyEdition{
-		Schema: WeeklySchema, Date: in.run.Date, Segments: segments,
-		N: all.USLinkN, Count: all.USLink, Pct: Pct(all.USLink, all.USLinkN),
-		SnapshotDate: in.run.Date, DatasetVersion: in.run.Date,
-		License: datasets.License, CCBY: datasets.Attribution,
-		Metric: weeklyMetric, Scope: weeklyScope,
-		Source: in.link("/data/" + in.run.Date + "/store_answers.csv"),
-		Market: WeeklyMarket, MarketStores: all.USStores, NotMeasured: all.USStores - all.USLinkN,
-	}
-	e.Note = weeklyNote()
-	switch {
-	case all.USStores == 0:
-		e.Headline = fmt.Sprintf("Week of %s: no checked store declares the US as its market, so there is no US figure.", in.run.Date)
-	case e.Pct == nil:
-		e.Headline = fmt.Sprintf("Week of %s: none of the %d US stores could be measured for a UCP checkout link.", in.run.Date, all.USStores)
-	default:
-		e.Headline = fmt.Sprintf("%s%% of %d US stores returned a UCP checkout link to an agent (week of %s).",
-			fmtPct(e.Pct), e.N, in.run.Date)
-	}
-	e.Comparison.Text = fmt.Sprintf("US stores on a hosted platform: %s (%d of %d). US stores with no hosted platform detected: %s (%d of %d).",
-		pctText(segments[0].Pct), segments[0].Count, segments[0].N, pctText(segments[1].Pct), segments[1].Count, segments[1].N)
-	if segments[0].Pct != nil && segments[1].Pct != nil {
-		d := math.Round((*segments[0].Pct-*segments[1].Pct)*10) / 10
-		e.Comparison.DifferencePctPoints = &d
-	}
-	if p := in.prevWeekly; p != nil {
-		if p.Metric == e.Metric {
-			wp := &WeeklyPrevious{Date: p.Date, N: p.N, Count: p.Count, Pct: p.Pct}
-			if p.Pct != nil && e.Pct != nil {
-				d := math.Round((*e.Pct-*p.Pct)*10) / 10
-				wp.ChangePctPoints = &d
-			}
-			e.Comparison.Previous = wp
-			e.Comparison.Text += fmt.Sprintf(" Previous edition (%s): %s of %d US stores.", p.Date, pctText(p.Pct), p.N)
-		} else {
-			e.Comparison.Text += fmt.Sprintf(" The previous edition (%s) measured something else, so it is not compared.", p.Date)
-		}
-	}
-	e.AltText = fmt.Sprintf("Bar chart, week of %s: share of US stores (by the currency and country each store declares) whose "+
-		"UCP services returned a checkout link to an agent. US stores on a hosted platform: %s of %d. US stores with no hosted "+
-		"platform detected: %s of %d. All US stores: %s of %d (%d more US stores not measured).",
-		in.run.Date, pctText(segments[0].Pct), segments[0].N, pctText(segments[1].Pct), segments[1].N, pctText(e.Pct), e.N, e.NotMeasured)
-	e.Citation = fmt.Sprintf("svc, \"Share of US stores returning a UCP checkout link\", weekly figure %s (%s), dataset version %s (%s). Licensed %s.",
-		in.run.Date, in.link("/api/weekly/agent-checkout/"+in.run.Date+".json"), in.run.Date, in.link("/data/"+in.run.Date+"/"), datasets.License)
-	return e
-}
-
-func fmtPct(p *float64) string {
-	if p == nil {
-		return "n/a"
-	}
-	return fmt.Sprintf("%.1f", *p)
-}
-
-func pctText(p *float64) string {
-	if p == nil {
-		return "not measured"
-	}
-	return fmtPct(p) + "%"
+	slices.SortStableFunc(out, func(a, b publish.SeriesPoint) int { return strings.Compare(a.Date, b.Date) })
+	return slices.CompactFunc(out, func(a, b publish.SeriesPoint) bool { return a.Date == b.Date })
 }
 
 // changeFields are the signals adoption.json's changes counts, sorted.
@@ -647,13 +260,13 @@ func (a *aggregator) figures(ctx context.Context) error {
 		if err := a.queryCount(ctx, "aggregate_rechecks.sql", &in.rechecks); err != nil {
 			return err
 		}
-		got := map[string]FieldChange{}
+		got := map[string]publish.FieldChange{}
 		res, err := a.duck.query(ctx, svcsql.Text("aggregate_change_counts.sql"))
 		if err != nil {
 			return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 		}
 		for _, row := range res.rows {
-			var fc FieldChange
+			var fc publish.FieldChange
 			if err := scanRow(row, &fc.Field, &fc.Gained, &fc.Lost); err != nil {
 				return fmt.Errorf("aggregate_change_counts.sql: %w", err)
 			}
@@ -665,7 +278,7 @@ func (a *aggregator) figures(ctx context.Context) error {
 			in.changes = append(in.changes, fc)
 		}
 		var prevAd struct {
-			Series []SeriesPoint `json:"series"`
+			Series []publish.SeriesPoint `json:"series"`
 		}
 		if err := readPrevJSON(filepath.Join(a.prevDir, OutFiles, filepath.FromSlash(publish.AdoptionPath)), &prevAd); err != nil {
 			return err

@@ -13,6 +13,7 @@ import (
 	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // The leaderboard's part of a pipeline run (spec 2.10), in two steps:
@@ -82,7 +83,7 @@ func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions
 // 100-row grid), leaderboard.csv, leaderboard-stores.csv, and
 // out/files/data/svc-100/v1/svc-100.csv and submission.schema.json. It
 // reads no clock and no network: the same inputs give the same bytes.
-func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*leaderboard.Board, error) {
+func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*publish.Leaderboard, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}

@@ -3,8 +3,8 @@ package publish
 // Paths of the precomputed documents under the public root (out/files/ of a
 // run folder, public/ of the tree), each defined here once: the aggregate
 // stage writes them, Publish versions them, the pages and the server read
-// them. Their Go types sit beside them (weekly.go) or with the stage that
-// builds them.
+// them. Their Go types are defined here too, one file each: adoption.go,
+// protocols.go, leaderboard.go and weekly.go.
 const (
 	AdoptionPath             = "api/agent-checkout/adoption.json" // spec 2.8
 	ProtocolsPath            = "api/protocols.json"               // spec 2.9

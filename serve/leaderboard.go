@@ -23,18 +23,18 @@ import (
 // liveRuns are the outside runs this server's state log accepted.
 type liveRuns struct {
 	mu   sync.Mutex
-	rows []leaderboard.SubmissionRow // oldest first; each id once
-	at   map[string]time.Time        // id -> when it was accepted
-	gen  uint64                      // bumped on every run added
-	base *baseBoard                  // the snapshot's board, read once per version
-	last *boardAnswers               // the answers of the last (snapshot, gen)
+	rows []publish.SubmissionRow // oldest first; each id once
+	at   map[string]time.Time    // id -> when it was accepted
+	gen  uint64                  // bumped on every run added
+	base *baseBoard              // the snapshot's board, read once per version
+	last *boardAnswers           // the answers of the last (snapshot, gen)
 }
 
 // baseBoard is the board a snapshot published (with its grid); board is
 // nil when the snapshot has none, or none that can be read.
 type baseBoard struct {
 	version string
-	board   *leaderboard.Board
+	board   *publish.Leaderboard
 }
 
 // boardAnswers are the leaderboard's answers for one snapshot and one set
@@ -51,7 +51,7 @@ type boardAnswers struct {
 func newLiveRuns() *liveRuns { return &liveRuns{at: map[string]time.Time{}} }
 
 // add lists one accepted run; a second record of an id is ignored.
-func (l *liveRuns) add(row leaderboard.SubmissionRow) {
+func (l *liveRuns) add(row publish.SubmissionRow) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.at[row.ID]; ok {
@@ -109,7 +109,7 @@ func (s *Server) file(name string) *file {
 
 // baseBoard returns the board snap published, read once per version; the
 // caller holds l.mu and must not change it.
-func (s *Server) baseBoard(snap *snapshot) *leaderboard.Board {
+func (s *Server) baseBoard(snap *snapshot) *publish.Leaderboard {
 	l := s.subs.live
 	if l.base != nil && l.base.version == snap.version {
 		return l.base.board
@@ -119,7 +119,7 @@ func (s *Server) baseBoard(snap *snapshot) *leaderboard.Board {
 	if published == nil {
 		return nil
 	}
-	var b leaderboard.Board
+	var b publish.Leaderboard
 	if err := json.Unmarshal(published.body, &b); err != nil || b.TestSet == "" {
 		s.log.Warn("the published leaderboard cannot be read: runs accepted since the snapshot are not listed", "version", snap.version, "error", err)
 		return nil
@@ -146,10 +146,10 @@ func (s *Server) boardAnswers(snap *snapshot) *boardAnswers {
 	}
 	a.board = true
 	b := *base // AddRuns copies what it changes
-	if b.AddRuns(l.rows) == 0 {
+	if leaderboard.AddRuns(&b, l.rows) == 0 {
 		return a // the snapshot lists every run: its files as they are
 	}
-	files, err := b.Files()
+	files, err := leaderboard.Files(&b)
 	if err == nil {
 		var page bytes.Buffer
 		if err = pages.RenderLeaderboard(&page, s.site(), &b, s.storePageHosts(b.Stores)); err == nil {
@@ -170,7 +170,7 @@ func (s *Server) boardAnswers(snap *snapshot) *boardAnswers {
 
 // storePageHosts says which grid hosts have a store page, as the snapshot
 // decided when it published the page: a saved row that is not opted out.
-func (s *Server) storePageHosts(grid []leaderboard.GridRow) func(string) bool {
+func (s *Server) storePageHosts(grid []publish.GridRow) func(string) bool {
 	has := map[string]bool{}
 	rl, err := s.readView()
 	if err != nil {

@@ -83,9 +83,9 @@ func (ts *testServer) mcpTool(t *testing.T, name string, args map[string]any) st
 }
 
 // unverifiedRuns returns the outside runs of a leaderboard JSON answer.
-func unverifiedRuns(t *testing.T, body string) []leaderboard.SubmissionRow {
+func unverifiedRuns(t *testing.T, body string) []publish.SubmissionRow {
 	t.Helper()
-	var b leaderboard.Board
+	var b publish.Leaderboard
 	if err := json.Unmarshal([]byte(body), &b); err != nil {
 		t.Fatalf("%v: %.300s", err, body)
 	}
@@ -278,7 +278,7 @@ func TestLeaderboardListsRunsAtOnce(t *testing.T) {
 func TestLeaderboardPageRenderedAsPublished(t *testing.T) {
 	f := sharedReadFixture(t)
 	ts := f.newServer(t, Config{})
-	var board leaderboard.Board
+	var board publish.Leaderboard
 	if err := json.Unmarshal(f.public[publish.LeaderboardStoresPath].data, &board); err != nil {
 		t.Fatal(err)
 	}

@@ -38,7 +38,7 @@ func scored(t *testing.T, name, path string, n, k int) *Submission {
 // 9/10; browser-a and browser-b 6/10 each; ucp 3/10; mcp, browser-d and
 // browser-e not run. Outside: Cobalt 8/10; Amber and Birch 5/10 each;
 // Dune 0/10.
-func testBoard(t *testing.T) (*Board, map[string]*Submission) {
+func testBoard(t *testing.T) (*publish.Leaderboard, map[string]*Submission) {
 	t.Helper()
 	own := map[string]*AgentRun{}
 	for _, r := range []struct {
@@ -70,7 +70,7 @@ func testBoard(t *testing.T) (*Board, map[string]*Submission) {
 	return b, subs
 }
 
-func ranks(b *Board) map[string]any {
+func ranks(b *publish.Leaderboard) map[string]any {
 	out := map[string]any{}
 	for _, p := range b.Paths {
 		if p.Rank == nil {
@@ -87,7 +87,7 @@ func ranks(b *Board) map[string]any {
 
 // csvRanks reads leaderboard.csv's rank per board and id, by the JSON's
 // names: path id, or the agent name of an outside run.
-func csvRanks(t *testing.T, b *Board, body []byte) (map[string]any, []map[string]string) {
+func csvRanks(t *testing.T, b *publish.Leaderboard, body []byte) (map[string]any, []map[string]string) {
 	t.Helper()
 	recs, err := csv.NewReader(bytes.NewReader(body)).ReadAll()
 	if err != nil {
@@ -141,7 +141,7 @@ func TestBoardRank(t *testing.T) {
 	if order[0] != "Cobalt" || order[3] != "Dune" || order[1] == order[2] {
 		t.Errorf("unverified order %v, want Cobalt, %v in id order, Dune", order, mid)
 	}
-	files, err := b.Files()
+	files, err := Files(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +167,7 @@ func TestBoardRank(t *testing.T) {
 		t.Errorf("CSV row order (-JSON +CSV):\n%s", diff)
 	}
 	// The published JSON carries the same ranks.
-	var onDisk Board
+	var onDisk publish.Leaderboard
 	if err := json.Unmarshal(files[publish.LeaderboardPath], &onDisk); err != nil {
 		t.Fatal(err)
 	}
@@ -183,14 +183,14 @@ func TestBoardAddRuns(t *testing.T) {
 	b, subs := testBoard(t)
 	early := scored(t, "Elm", "ucp", 10, 9)
 	at := runStart.Add(2 * time.Hour)
-	rows := []SubmissionRow{
+	rows := []publish.SubmissionRow{
 		NewSubmissionRow(Stored{ID: subs["Amber"].ID(), Status: StatusUnverified, SubmittedAt: at, Submission: subs["Amber"]}, false),
 		NewSubmissionRow(Stored{ID: early.ID(), Status: StatusUnverified, SubmittedAt: at, Submission: early}, false),
 	}
-	if n := b.AddRuns(rows); n != 1 {
+	if n := AddRuns(b, rows); n != 1 {
 		t.Fatalf("AddRuns added %d, want 1 (Amber is listed already)", n)
 	}
-	if n := b.AddRuns(rows); n != 0 {
+	if n := AddRuns(b, rows); n != 0 {
 		t.Fatalf("AddRuns again added %d", n)
 	}
 	want := map[string]any{"Elm": 1, "Cobalt": 2, "Amber": 3, "Birch": 3, "Dune": 5}
@@ -205,7 +205,7 @@ func TestBoardAddRuns(t *testing.T) {
 		!b.Unverified.Runs[0].SubmittedAt.Equal(at) || b.Unverified.Runs[0].Status != StatusUnverified || b.Unverified.Runs[0].Verified {
 		t.Errorf("the added run: count %d, %+v", b.Unverified.Count, b.Unverified.Runs[0])
 	}
-	files, err := b.Files()
+	files, err := Files(b)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -230,7 +230,7 @@ func TestBoardAddRuns(t *testing.T) {
 // verified anywhere, and a stand-in test set says so in every file.
 func TestBoardLabels(t *testing.T) {
 	b, _ := testBoard(t)
-	files, err := b.Files()
+	files, err := Files(b)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func startWorld(t *testing.T) *world {
 
 // pipelineRun measures, imports and aggregates one run into a fresh run
 // folder, as `svc run` does over the fixture world, and returns the folder.
-func (wd *world) pipelineRun(t *testing.T, stateDir string) (string, *Board) {
+func (wd *world) pipelineRun(t *testing.T, stateDir string) (string, *publish.Leaderboard) {
 	t.Helper()
 	runDir := t.TempDir()
 	ctx := context.Background()
@@ -226,7 +226,7 @@ func TestWorldLeaderboard(t *testing.T) {
 			continue
 		}
 		k, n := 0, len(want[p.ID])
-		var counts OutcomeCounts
+		var counts publish.OutcomeCounts
 		for _, o := range want[p.ID] {
 			if CartSuccess(o) {
 				k++
@@ -234,9 +234,9 @@ func TestWorldLeaderboard(t *testing.T) {
 			counts = addOutcome(counts, o)
 		}
 		lo, hi, _ := Wilson(k, n, Z95)
-		wantStats := Stats{N: n, CartSuccesses: k, Rate: ptr(round3(float64(k) / float64(n))),
-			Wilson95: &Interval{round3(lo), round3(hi)}, Outcomes: counts}
-		got := p.Stats
+		wantStats := publish.RunStats{N: n, CartSuccesses: k, Rate: ptr(round3(float64(k) / float64(n))),
+			Wilson95: &publish.Interval{Low: round3(lo), High: round3(hi)}, Outcomes: counts}
+		got := p.RunStats
 		got.FirstAt, got.LastAt = nil, nil
 		if diff := cmp.Diff(wantStats, got); diff != "" {
 			t.Errorf("%s figures (-truth +board):\n%s", p.ID, diff)
@@ -313,7 +313,7 @@ func TestWorldLeaderboard(t *testing.T) {
 
 	// The files.
 	files := filepath.Join(runDir, "out", "files")
-	var onDisk Board
+	var onDisk publish.Leaderboard
 	b, err := os.ReadFile(filepath.Join(files, filepath.FromSlash(publish.LeaderboardPath)))
 	if err != nil {
 		t.Fatal(err)
@@ -521,7 +521,7 @@ func TestAggregateWithoutRuns(t *testing.T) {
 	}
 }
 
-func addOutcome(c OutcomeCounts, o string) OutcomeCounts {
+func addOutcome(c publish.OutcomeCounts, o string) publish.OutcomeCounts {
 	switch o {
 	case OutcomeAddedToCart:
 		c.AddedToCart++

@@ -8,29 +8,8 @@ import (
 	"svc/publish"
 )
 
-// share is a count out of n, as the precomputed figures write it.
-type share struct {
-	Count int64    `json:"count"`
-	N     int64    `json:"n"`
-	Pct   *float64 `json:"pct"`
-}
-
-// homeFigures are the adoption counts the home page quotes
-// (api/agent-checkout/adoption.json, spec 2.8).
-type homeFigures struct {
-	Now struct {
-		Stores        int64 `json:"stores"`
-		Checked       int64 `json:"checked"`
-		AgentsCanBuy  share `json:"agentsCanBuy"`
-		ValidUCP      share `json:"validUcp"`
-		CheckoutLinks share `json:"checkoutLinks"`
-		Blocked       share `json:"blocked"`
-	} `json:"now"`
-	Available bool `json:"available"`
-}
-
 type homeData struct {
-	Figures  *homeFigures
+	Figures  *publish.Adoption // api/agent-checkout/adoption.json (spec 2.8), when available
 	Weekly   *publish.WeeklyEdition
 	Stores   int
 	Board    bool
@@ -41,7 +20,7 @@ type homeData struct {
 func (b *builder) home(ctx context.Context) error {
 	d := &homeData{Stores: len(b.listed), Version: b.in.Version}
 	if body := b.file(publish.AdoptionPath); body != nil {
-		var f homeFigures
+		var f publish.Adoption
 		if err := json.Unmarshal(body, &f); err != nil {
 			return fmt.Errorf("%s: %w", publish.AdoptionPath, err)
 		}

@@ -7,18 +7,18 @@ import (
 	"io"
 	"strings"
 
-	"svc/pipeline/leaderboard"
+	"svc/publish"
 )
 
 type leaderboardData struct {
-	Board *leaderboard.Board
+	Board *publish.Leaderboard
 	Chart string // inline SVG, generated here
 	Grid  []gridRow
-	Paths []leaderboard.PathRow
+	Paths []publish.AgentPathRow
 }
 
 type gridRow struct {
-	leaderboard.GridRow
+	publish.GridRow
 	HasPage bool
 	Cells   []*string // outcome per path, in path order
 }
@@ -40,13 +40,13 @@ func (b *builder) leaderboard(ctx context.Context) error {
 // snapshot publishes it (LeaderboardFile); hasPage says which hosts have a
 // store page to link to. The server renders it when it lists outside
 // runs accepted since the snapshot.
-func RenderLeaderboard(w io.Writer, site *Site, board *leaderboard.Board, hasPage func(host string) bool) error {
+func RenderLeaderboard(w io.Writer, site *Site, board *publish.Leaderboard, hasPage func(host string) bool) error {
 	p := leaderboardPage(board, hasPage)
 	p.Site = site
 	return renderPage(w, "leaderboard", p)
 }
 
-func leaderboardPage(board *leaderboard.Board, hasPage func(host string) bool) *Page {
+func leaderboardPage(board *publish.Leaderboard, hasPage func(host string) bool) *Page {
 	d := &leaderboardData{Board: board}
 	if board != nil {
 		d.Paths = board.Paths
@@ -82,7 +82,7 @@ func lbX(v float64) float64 { return lbLeft + v*(lbRight-lbLeft) }
 // leaderboardSVG draws each path's cart-success rate as a bar with its
 // Wilson 95% interval as an error whisker. The SVG is labelled for screen
 // readers; the table beside it gives every number as text.
-func leaderboardSVG(paths []leaderboard.PathRow) string {
+func leaderboardSVG(paths []publish.AgentPathRow) string {
 	h := lbTop + len(paths)*lbRow + lbBottom
 	var b strings.Builder
 	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-labelledby="lb-title lb-desc" xmlns="http://www.w3.org/2000/svg">`, lbWidth, h)
@@ -133,7 +133,7 @@ func leaderboardSVG(paths []leaderboard.PathRow) string {
 }
 
 // chartLabel is a path's label in the chart, with what its figure is not.
-func chartLabel(p leaderboard.PathRow) string {
+func chartLabel(p publish.AgentPathRow) string {
 	switch {
 	case p.FixtureData:
 		return p.Label + " (fixture data, not measured)"

@@ -42,7 +42,6 @@ import (
 	"strings"
 
 	"svc/datasets"
-	"svc/pipeline/leaderboard"
 	"svc/publish"
 )
 
@@ -184,12 +183,12 @@ func (b *builder) table(t *datasets.Table) *datasets.Columns {
 }
 
 // leaderboardBoard reads the leaderboard with its grid; nil without one.
-func (b *builder) leaderboardBoard() (*leaderboard.Board, error) {
+func (b *builder) leaderboardBoard() (*publish.Leaderboard, error) {
 	body := b.file(publish.LeaderboardStoresPath)
 	if body == nil {
 		return nil, nil
 	}
-	var board leaderboard.Board
+	var board publish.Leaderboard
 	if err := json.Unmarshal(body, &board); err != nil {
 		return nil, fmt.Errorf("%s: %w", publish.LeaderboardStoresPath, err)
 	}

@@ -1,0 +1,107 @@
+package pipeline
+
+import (
+	"svc/datasets"
+	"svc/publish"
+)
+
+// The protocol matrix, api/protocols.json (spec 2.9): each protocol followed
+// through four stages, with an evidence label per cell.
+
+// Evidence labels of the protocol matrix.
+const (
+	Measured    = "Measured"
+	Inferred    = "Inferred"
+	NotMeasured = "Not measured"
+)
+
+const protocolsMethodology = "Each protocol (row) is followed through four stages: declare (the store publishes it), validate " +
+	"(what it publishes is valid), answer (its endpoint answers an agent) and transact (an agent reaches checkout through " +
+	"it; svc stops before payment and never places an order). A percentage is the share of the checked stores where the " +
+	"stage was measured (n), with an evidence label: Measured (observed over plain HTTP), Inferred (from the platform, " +
+	"not observed on the store) or Not measured (null: svc has no check for it, never 0). Validation is not certification."
+
+// Protocols the matrix covers, in row order (spec 2.9).
+var protocolInfos = []publish.ProtocolInfo{
+	{ID: "ucp", Name: "Universal Commerce Protocol"},
+	{ID: "acp", Name: "Agentic Commerce Protocol"},
+	{ID: "pap", Name: "PAP"}, // named by its id only: svc has no check for it yet
+	{ID: "webmcp", Name: "WebMCP"},
+	{ID: "mcp", Name: "Model Context Protocol (storefront MCP)"},
+	{ID: "payments", Name: "Agent payment rails"},
+}
+
+func measured(count, n int64, basis string) publish.ProtocolStage {
+	if n == 0 {
+		return notMeasured(basis + " No store could be measured.")
+	}
+	return publish.ProtocolStage{Percentage: Pct(count, n), Count: &count, N: &n, Evidence: Measured, Basis: basis}
+}
+
+func inferred(count, n int64, basis string) publish.ProtocolStage {
+	s := measured(count, n, basis)
+	if s.Evidence == Measured {
+		s.Evidence = Inferred
+	}
+	return s
+}
+
+func notMeasured(basis string) publish.ProtocolStage {
+	return publish.ProtocolStage{Evidence: NotMeasured, Basis: basis}
+}
+
+// buildProtocols builds protocols.json.
+func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
+	g := in.all()
+	noCheck := "svc has no check for this stage."
+	cwm := g.checkoutWebMCP()
+	cwmStage := inferred(cwm.Evidence.Count+cwm.Inferred.Count, cwm.N,
+		"Checkout WebMCP tools (get_checkout, update_checkout, complete_checkout) in the platform's hosted checkout, out of the stores whose platform was measured; buyer approval is required.")
+	if cwm.Inferred.Count == 0 && cwm.Evidence.Count > 0 {
+		cwmStage.Evidence = Measured
+	}
+	rows := []publish.ProtocolRow{
+		{ID: "ucp", Stages: publish.ProtocolStages{
+			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
+			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
+			Answer:   notMeasured("UCP service endpoints are not called: a valid profile does not prove that they work. " + noCheck),
+			Transact: notMeasured("No UCP checkout session is opened. " + noCheck),
+		}},
+		{ID: "acp", Stages: publish.ProtocolStages{
+			Declare:  measured(g.ACP, g.ACPN, "/.well-known/acp.json serves an ACP discovery document."),
+			Validate: notMeasured("The discovery document is not validated against the ACP schema. " + noCheck),
+			Answer:   notMeasured("ACP endpoints are not called. " + noCheck),
+			Transact: notMeasured("No ACP checkout session is opened. " + noCheck),
+		}},
+		{ID: "pap", Stages: publish.ProtocolStages{
+			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
+			Answer: notMeasured(noCheck), Transact: notMeasured(noCheck),
+		}},
+		{ID: "webmcp", Stages: publish.ProtocolStages{
+			Declare:  measured(g.WebMCP, g.WebMCPN, "A WebMCP tool (a registerTool call or a toolname form) in the homepage server HTML."),
+			Validate: notMeasured("Tool declarations are not validated. " + noCheck),
+			Answer:   notMeasured("Answering needs a browser session; svc reads server HTML only. " + noCheck),
+			Transact: cwmStage,
+		}},
+		{ID: "mcp", Stages: publish.ProtocolStages{
+			Declare:  measured(g.Card, g.CardN, "An MCP server card at /.well-known/mcp.json, /.well-known/mcp/server-card.json or /.well-known/mcp-server-card (draft)."),
+			Validate: notMeasured("Server cards and tool schemas are not validated. " + noCheck),
+			Answer:   measured(g.SMCP, g.SMCPN, "The storefront MCP endpoint (POST /api/mcp) answered with catalog tools."),
+			Transact: measured(g.Cart, g.CartN, "The storefront MCP cart returned a checkout link (stopped before payment; no order)."),
+		}},
+		{ID: "payments", Stages: publish.ProtocolStages{
+			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),
+			Answer: notMeasured(noCheck), Transact: notMeasured("svc stops before payment. " + noCheck),
+		}},
+	}
+	for i := range rows {
+		rows[i].Name = protocolInfos[i].Name
+	}
+	return publish.ProtocolMatrix{
+		Rows: rows, StoresChecked: g.Checked, IndexStoresChecked: in.indexChecked,
+		AsOf: in.asOf(), Methodology: protocolsMethodology, License: datasets.License, Cite: in.cite(),
+		Available: g.Checked > 0, Protocols: protocolInfos,
+		Stages:      []string{"declare", "validate", "answer", "transact"},
+		GeneratedAt: runTime(in.run.Started),
+	}
+}
