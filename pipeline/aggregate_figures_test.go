@@ -199,7 +199,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	}
 
 	// The weekly figure: US stores whose UCP path returned a checkout link.
-	var wk WeeklyEdition
+	var wk publish.WeeklyEdition
 	outJSON(t, dir, filepath.Join(OutWeekly, testDate+".json"), &wk)
 	us := func(r truthRow) bool { return r.Market != nil && *r.Market == "US" }
 	k, n = tally(func(r truthRow) *bool {
@@ -241,7 +241,7 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	if !strings.Contains(wk.Scope, "currency") || !strings.Contains(wk.AltText, "declares") || !strings.Contains(wk.Headline, "UCP checkout link") {
 		t.Errorf("the figure does not say how US was decided or what it counts: %q / %q / %q", wk.Headline, wk.Scope, wk.AltText)
 	}
-	wantSeg := []WeeklySegment{
+	wantSeg := []publish.WeeklySegment{
 		{ID: "hosted_platform", N: hn, Count: hk, Pct: Pct(hk, hn)},
 		{ID: "not_detected", N: on, Count: ok, Pct: Pct(ok, on)},
 	}

@@ -166,7 +166,7 @@ func TestAggregateHistory(t *testing.T) {
 			t.Errorf("week 3 repeats week 2 but adoption counts a change: %+v", c)
 		}
 	}
-	var wk1, wk3 WeeklyEdition
+	var wk1, wk3 publish.WeeklyEdition
 	outJSON(t, d1, filepath.Join(OutWeekly, "2026-05-04.json"), &wk1)
 	outJSON(t, d3, filepath.Join(OutWeekly, "2026-05-18.json"), &wk3)
 	if p := wk3.Comparison.Previous; p == nil || p.Date != "2026-05-11" {

@@ -423,7 +423,7 @@ func TestAggregateEmptyRun(t *testing.T) {
 	if ad.Available || !ad.AsOf.Equal(ri.Started) || ad.Now.ValidUCP.Pct != nil {
 		t.Errorf("empty adoption: available %v, asOf %v (want %v), validUcp %s", ad.Available, ad.AsOf, ri.Started, js(ad.Now.ValidUCP))
 	}
-	var wk WeeklyEdition
+	var wk publish.WeeklyEdition
 	outJSON(t, dir, filepath.Join(OutWeekly, ri.Date+".json"), &wk)
 	if wk.Pct != nil || wk.N != 0 || wk.MarketStores != 0 || !strings.Contains(wk.Headline, "no checked store") {
 		t.Errorf("empty weekly: %s", js(wk))

@@ -106,7 +106,7 @@ type figureInputs struct {
 	indexChecked int64
 	prev         *RunInfo              // nil without history
 	prevSeries   []publish.SeriesPoint // from the previous adoption.json
-	prevWeekly   *WeeklyEdition
+	prevWeekly   *publish.WeeklyEdition
 	changes      []publish.FieldChange
 	rechecks     int64
 }
@@ -284,7 +284,7 @@ func (a *aggregator) figures(ctx context.Context) error {
 			return err
 		}
 		in.prevSeries = prevAd.Series
-		var pw WeeklyEdition
+		var pw publish.WeeklyEdition
 		path := filepath.Join(a.prevDir, OutWeekly, a.prev.Date+".json")
 		if err := readPrevJSON(path, &pw); err != nil {
 			return err

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"strings"
+	"svc/publish"
 	"testing"
 	"time"
 )
@@ -14,7 +15,7 @@ func TestWeeklyComparesOnlyTheSameMetric(t *testing.T) {
 	in := &figureInputs{run: RunInfo{ID: "r2", Date: "2026-05-11", Started: time.Date(2026, 5, 11, 3, 0, 0, 0, time.UTC)},
 		groups: []groupCounts{all}}
 	pct := 40.0
-	in.prevWeekly = &WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 100, Count: 40, Pct: &pct,
+	in.prevWeekly = &publish.WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 100, Count: 40, Pct: &pct,
 		Metric: "Share of checked stores whose hosted catalog and cart tools (storefront MCP) returned a checkout link"}
 	e := buildWeekly(in)
 	if e.Comparison.Previous != nil || !strings.Contains(e.Comparison.Text, "measured something else") {
@@ -23,7 +24,7 @@ func TestWeeklyComparesOnlyTheSameMetric(t *testing.T) {
 	if e.N != 8 || e.Count != 2 || *e.Pct != 25 || e.MarketStores != 10 || e.NotMeasured != 2 {
 		t.Errorf("edition %+v", e)
 	}
-	in.prevWeekly = &WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 4, Count: 0, Pct: new(float64), Metric: weeklyMetric}
+	in.prevWeekly = &publish.WeeklyEdition{Schema: WeeklySchema, Date: "2026-05-04", N: 4, Count: 0, Pct: new(float64), Metric: weeklyMetric}
 	e = buildWeekly(in)
 	if p := e.Comparison.Previous; p == nil || p.ChangePctPoints == nil || *p.ChangePctPoints != 25 {
 		t.Errorf("not compared with the same metric: %+v", e.Comparison)

@@ -21,15 +21,6 @@ const WeeklySchema = "svc-weekly-agent-checkout/1"
 // lists the same platforms.
 var HostedPlatforms = []string{"bigcommerce", "shopify"}
 
-// The weekly figure's document; the types live in publish, which the
-// pages that render it can import.
-type (
-	WeeklyEdition    = publish.WeeklyEdition
-	WeeklySegment    = publish.WeeklySegment
-	WeeklyComparison = publish.WeeklyComparison
-	WeeklyPrevious   = publish.WeeklyPrevious
-)
-
 // WeeklyMarket is the country the weekly figure covers (spec 2.13: the US
 // share of stores that returned a UCP checkout link).
 const WeeklyMarket = "US"
@@ -70,7 +61,7 @@ func weeklyNote() string {
 }
 
 // buildWeekly builds the weekly edition of the run's date.
-func buildWeekly(in *figureInputs) WeeklyEdition {
+func buildWeekly(in *figureInputs) publish.WeeklyEdition {
 	all := in.all()
 	seg := map[string]groupCounts{}
 	for _, g := range in.group("segment") {
@@ -79,13 +70,13 @@ func buildWeekly(in *figureInputs) WeeklyEdition {
 		}
 	}
 	hosted, other := seg["hosted_platform"], seg["not_detected"]
-	segments := []WeeklySegment{
+	segments := []publish.WeeklySegment{
 		{ID: "hosted_platform", Label: "US stores on a hosted platform (Shopify, BigCommerce)",
 			N: hosted.USLinkN, Count: hosted.USLink, Pct: Pct(hosted.USLink, hosted.USLinkN)},
 		{ID: "not_detected", Label: "US stores with no hosted platform detected",
 			N: other.USLinkN, Count: other.USLink, Pct: Pct(other.USLink, other.USLinkN)},
 	}
-	e := WeeklyEdition{
+	e := publish.WeeklyEdition{
 		Schema: WeeklySchema, Date: in.run.Date, Segments: segments,
 		N: all.USLinkN, Count: all.USLink, Pct: Pct(all.USLink, all.USLinkN),
 		SnapshotDate: in.run.Date, DatasetVersion: in.run.Date,
@@ -112,7 +103,7 @@ func buildWeekly(in *figureInputs) WeeklyEdition {
 	}
 	if p := in.prevWeekly; p != nil {
 		if p.Metric == e.Metric {
-			wp := &WeeklyPrevious{Date: p.Date, N: p.N, Count: p.Count, Pct: p.Pct}
+			wp := &publish.WeeklyPrevious{Date: p.Date, N: p.N, Count: p.Count, Pct: p.Pct}
 			if p.Pct != nil && e.Pct != nil {
 				d := math.Round((*e.Pct-*p.Pct)*10) / 10
 				wp.ChangePctPoints = &d

@@ -66,7 +66,7 @@ func TestValidateAndAggregateCommands(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	var wk pipeline.WeeklyEdition
+	var wk publish.WeeklyEdition
 	b, _ := os.ReadFile(filepath.Join(runDir, pipeline.OutWeekly, ri.Date+".json"))
 	if err := json.Unmarshal(b, &wk); err != nil || !strings.HasPrefix(wk.Citation, "svc, ") || !strings.Contains(wk.Citation, "https://svc.example/") {
 		t.Errorf("weekly edition: %v, citation %q", err, wk.Citation)
