@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -24,7 +25,7 @@ type fixturesScoreOptions struct {
 	noUCPSchemas bool
 }
 
-func newFixturesScoreCmd(g *globals) *cobra.Command {
+func newFixturesScoreCmd(g *globals, runF func(*fixturesScoreOptions) error) *cobra.Command {
 	o := &fixturesScoreOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "score --run ID",
@@ -48,7 +49,10 @@ otherwise.`,
 			if err := validRunID(o.runID); err != nil {
 				return err
 			}
-			return fixturesScoreRun(o)
+			if runF != nil {
+				return runF(o)
+			}
+			return fixturesScoreRun(cmd.Context(), o)
 		},
 	}
 	o.world.register(cmd)
@@ -57,7 +61,7 @@ otherwise.`,
 	return cmd
 }
 
-func fixturesScoreRun(o *fixturesScoreOptions) error {
+func fixturesScoreRun(_ context.Context, o *fixturesScoreOptions) error {
 	world := fixtures.Generate(o.world.seed, o.world.stores)
 	if o.noUCPSchemas {
 		world.WithoutUCPSchemas()
