@@ -38,7 +38,7 @@ checkout URL is never shown or kept), UCP profile, WebMCP, Checkout WebMCP,
 storefront MCP, robots rules per AI agent, product data, policies, platform,
 block status and the one recommended fix. null means unmeasured.
 
-This is the same engine as the live check of the API and the crawl.
+This is the same check engine as the live check of the API and the crawl.
 
 Exit codes: 0 the check ran; 2 the store could not be reached; 64 the URL is
 invalid or unsafe (the message says why).`,
@@ -124,7 +124,7 @@ func str(s *string) string {
 	return *s
 }
 
-// printResult writes the human table of one check.
+// printResult writes the human table of one check engine result.
 func printResult(w io.Writer, r *check.Result) {
 	row := func(k, v string) { fmt.Fprintf(w, "%-20s %s\n", k, v) }
 	row("store", r.Host)
