@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -130,4 +132,27 @@ func TestCommandFlags(t *testing.T) {
 		{cmd: "shop", args: []string{"--shopper", "A", "ftp://shop.example/"}},
 		{cmd: "shop", args: []string{"--shopper", "A"}},
 	})
+}
+
+// TestUsageMovedBeforeHook pins what moving a check from the run function
+// to RunE must not change: through Run, the same message, the usage text and
+// exit 64, with nothing on standard output.
+func TestUsageMovedBeforeHook(t *testing.T) {
+	t.Setenv("SVC_DATA", "")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"sql", "--version", "../x", "SELECT 1"}, `svc: --version "../x" is not a version folder name` + "\n\nUsage:\n  svc sql [QUERY]"},
+		{[]string{"probe", "ftp://shop.example/"}, "svc: refused ftp://shop.example/: only http and https URLs are allowed, not ftp:\n\nUsage:\n  svc probe URL"},
+	} {
+		var out, errOut bytes.Buffer
+		args := append([]string{"--data", t.TempDir()}, tc.args...)
+		if code := Run(context.Background(), args, &out, &errOut); code != ExitUsage {
+			t.Errorf("%q: exit %d, want %d\n%s", tc.args, code, ExitUsage, errOut.String())
+		}
+		if !strings.HasPrefix(errOut.String(), tc.msg) || out.Len() != 0 {
+			t.Errorf("%q: stdout %q, stderr %q; want stderr to start %q", tc.args, out.String(), errOut.String(), tc.msg)
+		}
+	}
 }
