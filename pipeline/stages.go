@@ -19,6 +19,11 @@ import (
 // follow-up steps included (the run's files brought down and sent back up,
 // the stage's table written, the summary printed). The commands parse
 // flags, build the stage's tools and call one of these; Run calls all four.
+//
+// Words: the check engine (package check) checks one store; the crawl's
+// results are its journal (checks.jsonl, one record per store); the checks
+// table is the checks.parquet written from that journal and published as
+// the checks dataset. `svc check` is a client of the API, not this stage.
 
 // RunFiles is where a run's files are kept between stages. The stages work
 // on local files under the data folder; with a bucket, RunFiles brings a
@@ -91,12 +96,12 @@ type CrawlStageOptions struct {
 	Stores      []Store // the --stores CSV; submitted stores join them
 	Concurrency int
 	Shard       Shard
-	Checker     Checker
+	Checker     Checker // the check engine run on each store
 }
 
 // CrawlStage is `svc crawl`: it opens the run, adds the stores submitted up
-// to its start, brings this partition's journal down (to resume), crawls,
-// writes the checks table, sends the partition back up and prints the
+// to its start, brings this partition's journal of crawl results down (to
+// resume), crawls, writes the checks table from it, sends the partition back up and prints the
 // summary line.
 func CrawlStage(ctx context.Context, o CrawlStageOptions) error {
 	files, log := o.files(), o.log()
@@ -170,8 +175,8 @@ type ValidateStageOptions struct {
 func ValidateStage(ctx context.Context, o ValidateStageOptions) error {
 	files := o.files()
 	dir := RunDir(o.DataDir, o.RunID)
-	// With a bucket: the run, this shard's crawl partition (the journal is
-	// the input) and this stage's own partition (to resume) come down
+	// With a bucket: the run, this shard's crawl partition (its journal of
+	// crawl results is the input) and this stage's own partition (to resume) come down
 	// first; the stage's partition goes back up after.
 	crawled := partPaths(dir, ChecksDir(dir, o.Shard), JournalName)
 	synced := partPaths(dir, UCPDir(dir, o.Shard), ValidateJournal, UCPFile)

@@ -30,8 +30,8 @@ func newCrawlCmdWith(g *globals, runF func(*crawlOptions) error) *cobra.Command 
 		Use:   "crawl --stores FILE",
 		Short: "Check every store of the directory (pipeline stage 1)",
 		Long: `Check every store listed in a CSV file (header host,name,category,source)
-with the same engine as the live check, and write the run's checks table to
-DATA/work/<run-id>/.
+with the same check engine as the live check, and write the run's checks
+table to DATA/work/<run-id>/.
 
 Stores are checked in parallel (--concurrency), one request at a time per
 store. Each result is appended to a journal as it completes, so a crawl that

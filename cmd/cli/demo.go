@@ -108,7 +108,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	}
 	fmt.Fprintln(w)
 	score := &fixturesScoreOptions{globals: o.globals, world: o.world, runID: o.runID, noUCPSchemas: !haveSchemas}
-	if err := fixturesScoreRun(score); err != nil && o.exitAfter {
+	if err := fixturesScoreRun(ctx, score); err != nil && o.exitAfter {
 		return err
 	}
 	if o.exitAfter {

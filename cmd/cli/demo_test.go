@@ -77,7 +77,7 @@ func TestDemoScoresEveryStore(t *testing.T) {
 			o := &fixturesScoreOptions{globals: g, runID: "demo"}
 			o.world.seed, o.world.stores = 1, fixtures.DefaultStores
 			var ee *exitError
-			if err := fixturesScoreRun(o); !errors.As(err, &ee) || ee.code != ExitFailed {
+			if err := fixturesScoreRun(context.Background(), o); !errors.As(err, &ee) || ee.code != ExitFailed {
 				t.Errorf("strict score of a no-schema run: %v, want exit %d\n%s", err, ExitFailed, strict.String())
 			}
 		})

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"sort"
@@ -19,7 +20,11 @@ type fetchOptions struct {
 	body    bool
 }
 
-func newFetchCmd(g *globals) *cobra.Command {
+func newFetchCmd(g *globals) *cobra.Command { return newFetchCmdWith(g, nil) }
+
+// newFetchCmdWith builds `svc fetch`; runF, when set, is called with the
+// parsed options instead of fetchRun, so flag tests run nothing.
+func newFetchCmdWith(g *globals, runF func(*fetchOptions) error) *cobra.Command {
 	opts := &fetchOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "fetch URL",
@@ -36,7 +41,10 @@ With --fixture-addr, hosts ending in .test are dialled at the fixture world.`,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.url = args[0]
-			return fetchRun(cmd, opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return fetchRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.headers, "headers", false, "print the response headers")
@@ -44,12 +52,12 @@ With --fixture-addr, hosts ending in .test are dialled at the fixture world.`,
 	return cmd
 }
 
-func fetchRun(cmd *cobra.Command, opts *fetchOptions) error {
+func fetchRun(ctx context.Context, opts *fetchOptions) error {
 	client, err := opts.newClient()
 	if err != nil {
 		return err
 	}
-	resp, err := client.Get(cmd.Context(), opts.url)
+	resp, err := client.Get(ctx, opts.url)
 	if err != nil {
 		if errors.Is(err, fetch.ErrRefused) {
 			return &usageError{err}

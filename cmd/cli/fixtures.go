@@ -41,7 +41,19 @@ func (f *fixturesWorldFlags) validate() error {
 	return nil
 }
 
-func newFixturesCmd(g *globals) *cobra.Command {
+// fixturesHooks are the runF hooks of the fixtures subcommands: when set, each
+// is called with the parsed options instead of the command's run function,
+// so flag tests run nothing.
+type fixturesHooks struct {
+	serve func(*fixturesServeOptions) error
+	list  func(*fixturesListOptions) error
+	score func(*fixturesScoreOptions) error
+}
+
+func newFixturesCmd(g *globals) *cobra.Command { return newFixturesCmdWith(g, fixturesHooks{}) }
+
+// newFixturesCmdWith builds `svc fixtures` with the hooks of its subcommands.
+func newFixturesCmdWith(g *globals, hooks fixturesHooks) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "fixtures",
 		Short: "Serve or list the synthetic store world that tests and the demo run against",
@@ -62,7 +74,7 @@ another brand, slow, failing and oversized stores, and throttled catalogs.
 expected answers.`,
 		Args: argsUsage(cobra.NoArgs),
 	}
-	cmd.AddCommand(newFixturesServeCmd(g), newFixturesListCmd(g), newFixturesScoreCmd(g))
+	cmd.AddCommand(newFixturesServeCmd(g, hooks.serve), newFixturesListCmd(g, hooks.list), newFixturesScoreCmd(g, hooks.score))
 	return cmd
 }
 
@@ -75,7 +87,7 @@ type fixturesServeOptions struct {
 	slow  time.Duration
 }
 
-func newFixturesServeCmd(g *globals) *cobra.Command {
+func newFixturesServeCmd(g *globals, runF func(*fixturesServeOptions) error) *cobra.Command {
 	opts := &fixturesServeOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "serve",
@@ -99,6 +111,9 @@ private target. The server runs until interrupted.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := opts.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return fixturesServeRun(cmd.Context(), opts)
 		},
@@ -169,7 +184,7 @@ type fixturesListOptions struct {
 	csvOut  bool
 }
 
-func newFixturesListCmd(g *globals) *cobra.Command {
+func newFixturesListCmd(g *globals, runF func(*fixturesListOptions) error) *cobra.Command {
 	opts := &fixturesListOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "list",
@@ -196,7 +211,10 @@ stores it serves.`,
 			if opts.jsonOut && opts.csvOut {
 				return usagef("--json and --csv cannot be used together")
 			}
-			return fixturesListRun(opts)
+			if runF != nil {
+				return runF(opts)
+			}
+			return fixturesListRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.jsonOut, "json", false, "print every store with traits and expected answers as JSON")
@@ -205,7 +223,7 @@ stores it serves.`,
 	return cmd
 }
 
-func fixturesListRun(o *fixturesListOptions) error {
+func fixturesListRun(_ context.Context, o *fixturesListOptions) error {
 	w := fixtures.Generate(o.world.seed, o.world.stores)
 	switch {
 	case o.jsonOut:

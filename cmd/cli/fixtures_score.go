@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"path/filepath"
 	"sort"
@@ -24,15 +25,16 @@ type fixturesScoreOptions struct {
 	noUCPSchemas bool
 }
 
-func newFixturesScoreCmd(g *globals) *cobra.Command {
+func newFixturesScoreCmd(g *globals, runF func(*fixturesScoreOptions) error) *cobra.Command {
 	o := &fixturesScoreOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "score --run ID",
 		Short: "Compare a crawl of the fixture world with its known answers, trait by trait",
 		Long: `Read a crawl's journal (DATA/work/<run>/checks.jsonl) of the fixture world and
-compare every store's check with the answers the world knows to be true.
-Prints, per trait, how many stores show it and how many got every field
-right, and names the fields that were missed. Exit 1 when any store missed.
+compare every store's crawl result with the answers the world knows to be
+true. Prints, per trait, how many stores show it and how many got every
+field right, and names the fields that were missed. Exit 1 when any store
+missed.
 
 Use the same --seed and --stores as the fixtures serve that was crawled, and
 --no-ucp-schemas when the crawl had no UCP schemas (no --ucp-schema-dir and
@@ -48,7 +50,10 @@ otherwise.`,
 			if err := validRunID(o.runID); err != nil {
 				return err
 			}
-			return fixturesScoreRun(o)
+			if runF != nil {
+				return runF(o)
+			}
+			return fixturesScoreRun(cmd.Context(), o)
 		},
 	}
 	o.world.register(cmd)
@@ -57,12 +62,12 @@ otherwise.`,
 	return cmd
 }
 
-func fixturesScoreRun(o *fixturesScoreOptions) error {
+func fixturesScoreRun(_ context.Context, o *fixturesScoreOptions) error {
 	world := fixtures.Generate(o.world.seed, o.world.stores)
 	if o.noUCPSchemas {
 		world.WithoutUCPSchemas()
 	}
-	results := map[string]*check.Result{}
+	results := map[string]*check.Result{} // the crawl results, by host
 	path := filepath.Join(pipeline.RunDir(o.data, o.runID), pipeline.JournalName)
 	if err := pipeline.ReadJournal(path, func(r pipeline.CrawlRecord) { results[r.Store.Host] = r.Result }); err != nil {
 		return fmt.Errorf("score run %s: %w (run `svc crawl --run %s` over the fixture world first)", o.runID, err, o.runID)

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,7 +23,11 @@ type probeOptions struct {
 	ucpFlags ucpSchemaFlags
 }
 
-func newProbeCmd(g *globals) *cobra.Command {
+func newProbeCmd(g *globals) *cobra.Command { return newProbeCmdWith(g, nil) }
+
+// newProbeCmdWith builds `svc probe`; runF, when set, is called with the
+// parsed options instead of probeRun, so flag tests run nothing.
+func newProbeCmdWith(g *globals, runF func(*probeOptions) error) *cobra.Command {
 	opts := &probeOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "probe URL",
@@ -33,7 +38,7 @@ checkout URL is never shown or kept), UCP profile, WebMCP, Checkout WebMCP,
 storefront MCP, robots rules per AI agent, product data, policies, platform,
 block status and the one recommended fix. null means unmeasured.
 
-This is the same engine as the live check of the API and the crawl.
+This is the same check engine as the live check of the API and the crawl.
 
 Exit codes: 0 the check ran; 2 the store could not be reached; 64 the URL is
 invalid or unsafe (the message says why).`,
@@ -42,7 +47,13 @@ invalid or unsafe (the message says why).`,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.url = args[0]
-			return probeRun(cmd, opts)
+			if _, err := fetch.ParseURL(opts.url); err != nil {
+				return &usageError{err}
+			}
+			if runF != nil {
+				return runF(opts)
+			}
+			return probeRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the result as one JSON object")
@@ -50,15 +61,12 @@ invalid or unsafe (the message says why).`,
 	return cmd
 }
 
-func probeRun(cmd *cobra.Command, opts *probeOptions) error {
-	if _, err := fetch.ParseURL(opts.url); err != nil {
-		return &usageError{err}
-	}
+func probeRun(ctx context.Context, opts *probeOptions) error {
 	eng, err := opts.newEngine(opts.ucpFlags)
 	if err != nil {
 		return err
 	}
-	res, err := eng.Check(cmd.Context(), opts.url)
+	res, err := eng.Check(ctx, opts.url)
 	if err != nil {
 		if errors.Is(err, fetch.ErrRefused) {
 			return &usageError{err}
@@ -116,7 +124,7 @@ func str(s *string) string {
 	return *s
 }
 
-// printResult writes the human table of one check.
+// printResult writes the human table of one check engine result.
 func printResult(w io.Writer, r *check.Result) {
 	row := func(k, v string) { fmt.Fprintf(w, "%-20s %s\n", k, v) }
 	row("store", r.Host)

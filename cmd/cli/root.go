@@ -145,7 +145,7 @@ var commands = []func(*globals) *cobra.Command{
 	newDemoCmd,
 	newProbeCmd,
 	newShopCmd,
-	newCheckCmd,
+	newCheckCmd, // svc check: the API's CI client (cmd/internal/ciclient), not the check engine
 	newServeCmd,
 	newRunCmd,
 	newScheduleCmd,

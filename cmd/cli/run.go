@@ -92,7 +92,7 @@ func runAll(ctx context.Context, o *runOptions) error {
 		AgentPaths:  o.agentPaths,
 		FixtureRuns: o.fixtureAddr != "",
 		Stores:      func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
-		Checker: func() (pipeline.Checker, error) {
+		Checker: func() (pipeline.Checker, error) { // the check engine of the crawl
 			eng, err := o.newEngine(o.ucpFlags)
 			if err != nil {
 				return nil, err

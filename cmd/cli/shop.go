@@ -29,7 +29,11 @@ type shopOptions struct {
 	ucpFlags   ucpSchemaFlags
 }
 
-func newShopCmd(g *globals) *cobra.Command {
+func newShopCmd(g *globals) *cobra.Command { return newShopCmdWith(g, nil) }
+
+// newShopCmdWith builds `svc shop`; runF, when set, is called with the parsed
+// options instead of shopRun, so flag tests run nothing.
+func newShopCmdWith(g *globals, runF func(*shopOptions) error) *cobra.Command {
 	opts := &shopOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "shop URL --shopper A|B|C|D|E|ucp|mcp",
@@ -65,6 +69,9 @@ be reached; 64 the URL is invalid or unsafe.`,
 			opts.url = args[0]
 			if err := opts.validate(); err != nil {
 				return err
+			}
+			if runF != nil {
+				return runF(opts)
 			}
 			return shopRun(cmd.Context(), opts)
 		},

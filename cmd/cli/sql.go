@@ -22,7 +22,11 @@ type sqlOptions struct {
 	maxRows int
 }
 
-func newSQLCmd(g *globals) *cobra.Command {
+func newSQLCmd(g *globals) *cobra.Command { return newSQLCmdWith(g, nil) }
+
+// newSQLCmdWith builds `svc sql`; runF, when set, is called with the parsed
+// options instead of sqlRun, so flag tests run nothing.
+func newSQLCmdWith(g *globals, runF func(*sqlOptions) error) *cobra.Command {
 	o := &sqlOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "sql [QUERY]",
@@ -56,6 +60,12 @@ downloaded.`,
 			if o.maxRows < 1 {
 				return usagef("--max-rows must be at least 1")
 			}
+			if strings.ContainsAny(o.version, "/\\") || strings.HasPrefix(o.version, ".") {
+				return usagef("--version %q is not a version folder name", o.version)
+			}
+			if runF != nil {
+				return runF(o)
+			}
 			return sqlRun(cmd.Context(), o)
 		},
 	}
@@ -65,9 +75,6 @@ downloaded.`,
 }
 
 func sqlRun(ctx context.Context, o *sqlOptions) error {
-	if strings.ContainsAny(o.version, "/\\") || strings.HasPrefix(o.version, ".") {
-		return usagef("--version %q is not a version folder name", o.version)
-	}
 	db, err := duck.OpenDatasets(ctx, filepath.Join(o.data, "public", "data", o.version), nil)
 	if err != nil {
 		return err

@@ -65,11 +65,7 @@ func TestStageFlags(t *testing.T) {
 			})
 		},
 	}
-	for _, tc := range []struct {
-		cmd  string
-		args []string
-		want string
-	}{
+	checkFlagCases(t, data, &got, build, []flagCase{
 		{"crawl", []string{"--stores", "s.csv"}, `s.csv env-run 16 "" ""`},
 		{"crawl", []string{"--stores", "s.csv", "--run", "r1", "--concurrency", "32", "--shard", "2/4", "--ucp-schema-dir", "schemas"}, `s.csv r1 32 "2/4" "schemas"`},
 		{"validate", nil, `env-run 16 true "" false`},
@@ -82,45 +78,56 @@ func TestStageFlags(t *testing.T) {
 		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16`},
 		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
 		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
-	} {
-		got = ""
+	}, []flagCase{
+		{cmd: "crawl", args: nil}, // no --stores
+		{cmd: "crawl", args: []string{"--stores", "s.csv", "--concurrency", "0"}},
+		{cmd: "crawl", args: []string{"--stores", "s.csv", "--shard", "4/4"}},
+		{cmd: "validate", args: []string{"--run", "../x"}},
+		{cmd: "aggregate", args: []string{"--previous", "r1", "--no-history"}},
+		{cmd: "snapshot", args: []string{"--run", ".hidden"}},
+		{cmd: "run", args: []string{"--stores", "s.csv", "--concurrency", "2000"}},
+		{cmd: "schedule", args: []string{"--stores", "s.csv"}}, // no --cron
+		{cmd: "demo", args: []string{"--addr", "nohostport"}},
+	})
+}
+
+// flagCase is one command line of a flag test: want is what the hook saw
+// (unused for a bad line).
+type flagCase struct {
+	cmd  string
+	args []string
+	want string
+}
+
+// checkFlagCases runs each good command line through build's command with
+// a hook that writes *got, and wants it to match and print nothing; each bad
+// line must be a usage error with the hook never called.
+func checkFlagCases(t *testing.T, data string, got *string, build map[string]func(*globals) *cobra.Command, good, bad []flagCase) {
+	t.Helper()
+	for _, tc := range good {
+		*got = ""
 		var out, errOut bytes.Buffer
 		cmd := build[tc.cmd](&globals{context: context.Background(), data: data, out: &out, errOut: &errOut})
 		cmd.SetArgs(tc.args)
 		if err := cmd.Execute(); err != nil {
 			t.Fatalf("%s %q: %v", tc.cmd, tc.args, err)
 		}
-		if got != tc.want {
-			t.Errorf("%s %q:\n got %s\nwant %s", tc.cmd, tc.args, got, tc.want)
+		if *got != tc.want {
+			t.Errorf("%s %q:\n got %s\nwant %s", tc.cmd, tc.args, *got, tc.want)
 		}
 		if out.Len() != 0 || errOut.Len() != 0 {
 			t.Errorf("%s %q: the hook ran and still printed %q %q", tc.cmd, tc.args, out.String(), errOut.String())
 		}
 	}
-
-	// Bad values are usage errors before the hook.
-	for _, tc := range []struct {
-		cmd  string
-		args []string
-	}{
-		{"crawl", nil}, // no --stores
-		{"crawl", []string{"--stores", "s.csv", "--concurrency", "0"}},
-		{"crawl", []string{"--stores", "s.csv", "--shard", "4/4"}},
-		{"validate", []string{"--run", "../x"}},
-		{"aggregate", []string{"--previous", "r1", "--no-history"}},
-		{"snapshot", []string{"--run", ".hidden"}},
-		{"run", []string{"--stores", "s.csv", "--concurrency", "2000"}},
-		{"schedule", []string{"--stores", "s.csv"}}, // no --cron
-		{"demo", []string{"--addr", "nohostport"}},
-	} {
-		got = "not called"
+	for _, tc := range bad {
+		*got = "not called"
 		cmd := build[tc.cmd](&globals{context: context.Background(), data: data, out: &bytes.Buffer{}, errOut: &bytes.Buffer{}})
 		cmd.SetArgs(tc.args)
 		cmd.SetOut(&bytes.Buffer{})
 		cmd.SetErr(&bytes.Buffer{})
 		var ue *usageError
-		if err := cmd.Execute(); !errors.As(err, &ue) || got != "not called" {
-			t.Errorf("%s %q: %v, hook gave %q; want a usage error and no call", tc.cmd, tc.args, err, got)
+		if err := cmd.Execute(); !errors.As(err, &ue) || *got != "not called" {
+			t.Errorf("%s %q: %v, hook gave %q; want a usage error and no call", tc.cmd, tc.args, err, *got)
 		}
 	}
 }

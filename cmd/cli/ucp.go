@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,9 +23,16 @@ type ucpValidateOptions struct {
 	target   string // URL, host, file or "-"
 	json     bool
 	deep     bool
+
+	in io.Reader // standard input, read when target is "-"
 }
 
-func newUCPCmd(g *globals) *cobra.Command {
+func newUCPCmd(g *globals) *cobra.Command { return newUCPCmdWith(g, nil) }
+
+// newUCPCmdWith builds `svc ucp`; runF, when set, is called with the parsed
+// options of `svc ucp validate` instead of ucpValidateRun, so flag tests run
+// nothing.
+func newUCPCmdWith(g *globals, runF func(*ucpValidateOptions) error) *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "ucp",
 		Short: "Work with UCP (Universal Commerce Protocol) business profiles",
@@ -32,11 +40,11 @@ func newUCPCmd(g *globals) *cobra.Command {
 https://<host>/.well-known/ucp to tell AI agents which commerce services and
 capabilities it offers.`,
 	}
-	cmd.AddCommand(newUCPValidateCmd(g))
+	cmd.AddCommand(newUCPValidateCmd(g, runF))
 	return cmd
 }
 
-func newUCPValidateCmd(g *globals) *cobra.Command {
+func newUCPValidateCmd(g *globals, runF func(*ucpValidateOptions) error) *cobra.Command {
 	opts := &ucpValidateOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "validate (URL|FILE|-)",
@@ -79,7 +87,11 @@ Exit status: 0 valid, 1 invalid, 2 the profile could not be fetched,
 		Args: argsUsage(cobra.ExactArgs(1)),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			opts.target = args[0]
-			return ucpValidateRun(cmd, opts)
+			opts.in = cmd.InOrStdin()
+			if runF != nil {
+				return runF(opts)
+			}
+			return ucpValidateRun(cmd.Context(), opts)
 		},
 	}
 	cmd.Flags().BoolVar(&opts.json, "json", false, "print the JSON report instead of the summary")
@@ -117,13 +129,12 @@ func classifyTarget(t string) ucpInput {
 	return inputURL
 }
 
-func ucpValidateRun(cmd *cobra.Command, opts *ucpValidateOptions) error {
-	ctx := cmd.Context()
+func ucpValidateRun(ctx context.Context, opts *ucpValidateOptions) error {
 	kind := classifyTarget(opts.target)
 	var profile []byte
 	switch kind {
 	case inputStdin:
-		b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), ucp.MaxProfileBytes+1))
+		b, err := io.ReadAll(io.LimitReader(opts.in, ucp.MaxProfileBytes+1))
 		if err != nil {
 			return usagef("read standard input: %v", err)
 		}

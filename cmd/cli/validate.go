@@ -38,7 +38,7 @@ itself) goes to DATA/work/<run-id>/ucp_validations.parquet, one row per host.
 Validation is not certification: a valid profile does not prove that its
 endpoints work.
 
-Stores whose homepage gave no HTTP answer in the crawl, or whose check
+Stores whose homepage gave no HTTP answer in the crawl, or whose store check
 failed, are not fetched again: they keep the crawl's verdict (unreachable)
 with no report. Profiles are validated in parallel (--concurrency); each
 result is journalled as it completes, so an interrupted run resumes where it
