@@ -251,3 +251,22 @@ func (p *Postgres) Close() error {
 
 // errNoRow is a quota take that would go over its limit.
 var errNoRow = errors.New("over the limit")
+
+// OpenReader opens the inbox state names for reading, as the pipeline
+// stages that read submissions do: a PostgreSQL URL (the database serve
+// replicas share; its schema is neither created nor migrated here) or a
+// folder (DirReader). close releases it.
+func OpenReader(ctx context.Context, state string) (r Reader, close func(), err error) {
+	if !IsPostgres(state) {
+		return DirReader(state), func() {}, nil
+	}
+	pool, err := pgxpool.New(ctx, state)
+	if err != nil {
+		return nil, nil, fmt.Errorf("open state: %s", redact(err))
+	}
+	if err := pool.Ping(ctx); err != nil {
+		pool.Close()
+		return nil, nil, fmt.Errorf("open state: %s", redact(err))
+	}
+	return &Postgres{pool: pool}, pool.Close, nil
+}

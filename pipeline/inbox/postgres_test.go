@@ -216,3 +216,31 @@ func TestPostgresLockAcceptPrecheck(t *testing.T) {
 		t.Fatalf("stats: %d %d %q %v", rows, today, first, err)
 	}
 }
+
+func TestOpenReaderPostgresAndFolder(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	w := openPG(t, url)
+	at := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
+	if _, err := w.AcceptHosts(ctx, at, []SubmittedHost{{Host: "a.example", Category: "books"}}); err != nil {
+		t.Fatal(err)
+	}
+	r, closeR, err := OpenReader(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closeR()
+	var got []string
+	if err := r.Records(ctx, TypeStoreSubmission, time.Time{}, func(rec Record) error {
+		got = append(got, string(rec.Data))
+		return nil
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != `[{"hosts":[{"host":"a.example","category":"books"}]}]` {
+		t.Fatalf("records read by the pipeline: %v", got)
+	}
+	if r, _, err := OpenReader(ctx, t.TempDir()); err != nil || r.(DirReader) == "" {
+		t.Fatalf("a folder: %v %v", r, err)
+	}
+}
