@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
+
 	"svc/pipeline/inbox"
 	"svc/pipeline/inbox/pgtest"
 )
@@ -129,6 +131,26 @@ func TestReplicasShareSubmissionsAndPrecheckRows(t *testing.T) {
 	})
 	if err != nil || strings.Join(hosts, " ") != healthy[0]+" "+healthy[1] {
 		t.Fatalf("submission records: %v %v", hosts, err)
+	}
+
+	// No client address reaches the database: quota rows are keyed by the
+	// HMAC of the network.
+	conn, err := pgx.Connect(context.Background(), a.cfg.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close(context.Background())
+	for _, table := range []string{"records", "quota_counts", "submitted_hosts", "live_checks", "precheck_rows"} {
+		var dump string
+		if err := conn.QueryRow(context.Background(), "SELECT coalesce(string_agg(t::text, ' '), '') FROM "+table+" t").Scan(&dump); err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(dump, "203.0.113") || strings.Contains(dump, "127.0.0.1") {
+			t.Errorf("table %s holds a client address: %s", table, dump)
+		}
+		if table == "quota_counts" && !strings.Contains(dump, a.state.Key("203.0.113.4")) {
+			t.Errorf("quota rows are not keyed by the network's HMAC: %s", dump)
+		}
 	}
 
 	// Precheck rows: one per host and UTC day, whichever replica served it.
