@@ -1,15 +1,12 @@
 package serve_test
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -61,39 +58,10 @@ func TestReplicaServerChild(t *testing.T) {
 
 func startReplica(t *testing.T, state, fixtureAddr, caPath string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestReplicaServerChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envReplicaState+"="+state, envChildData+"="+t.TempDir(),
+	c := startServerTest(t, "TestReplicaServerChild", envReplicaState+"="+state, envChildData+"="+t.TempDir(),
 		envChildFixture+"="+fixtureAddr, envChildCA+"="+caPath)
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
-	addr := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(out)
-		for sc.Scan() {
-			if a, ok := strings.CutPrefix(sc.Text(), "LISTEN "); ok {
-				addr <- a
-			}
-		}
-		close(addr)
-	}()
-	select {
-	case a, ok := <-addr:
-		if !ok {
-			t.Fatalf("the replica did not start: %s", stderr.String())
-		}
-		return &child{cmd: cmd, base: "http://" + a}
-	case <-time.After(30 * time.Second):
-		t.Fatalf("the replica did not start in 30 s: %s", stderr.String())
-	}
-	return nil
+	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
+	return c
 }
 
 func TestReplicaKilledLosesNoAckedWrite(t *testing.T) {
