@@ -62,7 +62,7 @@ func TestSubmissionServerChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := serve.New(serve.Config{DataDir: data, Client: client, TrustProxy: true})
+	s, err := serve.New(serve.Config{DataDir: data, State: os.Getenv(envReplicaState), Client: client, TrustProxy: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,8 +3,6 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
-	"fmt"
-	"net"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -15,50 +13,23 @@ import (
 	"time"
 
 	"svc/fixtures"
-	"svc/pipeline/fetch"
 	"svc/pipeline/inbox"
 	"svc/pipeline/inbox/pgtest"
 	"svc/serve"
 )
 
 // Two svc serve replicas as two processes (this test binary re-executed
-// into TestReplicaServerChild) on one PostgreSQL database: store
+// into TestSubmissionServerChild) on one PostgreSQL database: store
 // submissions go to both, one is SIGKILLed mid-load, and every host either
 // answered accepted must be listed on the survivor and in the records the
 // pipeline reads.
 
+// envReplicaState is the child server's --state.
 const envReplicaState = "SVC_TEST_REPLICA_STATE"
-
-// TestReplicaServerChild is a replica the kill test starts; it does nothing
-// unless started by that test.
-func TestReplicaServerChild(t *testing.T) {
-	state := os.Getenv(envReplicaState)
-	if state == "" {
-		t.Skip("the replica test's child server")
-	}
-	ca, err := os.ReadFile(os.Getenv(envChildCA))
-	if err != nil {
-		t.Fatal(err)
-	}
-	client, err := fetch.New(fetch.Options{FixtureAddr: os.Getenv(envChildFixture), FixtureCA: ca, Timeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := serve.New(serve.Config{DataDir: os.Getenv(envChildData), State: state, Client: client, TrustProxy: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	fmt.Printf("LISTEN %s\n", ln.Addr())
-	t.Fatal(http.Serve(ln, s.Handler())) // until killed
-}
 
 func startReplica(t *testing.T, state, fixtureAddr, caPath string) *child {
 	t.Helper()
-	c := startServerTest(t, "TestReplicaServerChild", envReplicaState+"="+state, envChildData+"="+t.TempDir(),
+	c := startServerTest(t, "TestSubmissionServerChild", envReplicaState+"="+state, envChildData+"="+t.TempDir(),
 		envChildFixture+"="+fixtureAddr, envChildCA+"="+caPath)
 	t.Cleanup(func() { c.cmd.Process.Kill(); c.cmd.Wait() })
 	return c
