@@ -3,7 +3,9 @@ package serve_test
 import (
 	"context"
 	"encoding/json"
+	"math/rand/v2"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -171,5 +173,39 @@ func TestReplicaKilledLosesNoAckedWrite(t *testing.T) {
 		if inRecords[h] != 1 {
 			t.Errorf("acknowledged host %s is in %d submission records, want 1", h, inRecords[h])
 		}
+	}
+}
+
+func TestReplicasShareLeaderboardRuns(t *testing.T) {
+	state := pgtest.URL(t)
+	var bases []string
+	for range 2 {
+		s, err := serve.New(serve.Config{DataDir: t.TempDir(), State: state, TrustProxy: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts := httptest.NewServer(s.Handler())
+		t.Cleanup(func() { ts.Close(); s.Close() })
+		bases = append(bases, ts.URL)
+	}
+	lc := &loadClient{hc: &http.Client{Timeout: 20 * time.Second}}
+	body := loadRun("replica agent", rand.New(rand.NewPCG(1, 2)))
+	var first, again serve.LeaderboardReceipt
+	code, resp, err := lc.post(bases[0], "/api/leaderboard/submit", body)
+	if json.Unmarshal(resp, &first); err != nil || code != 201 || first.ID == "" || first.Duplicate {
+		t.Fatalf("first replica: %d %s %v", code, resp, err)
+	}
+	code, resp, err = lc.post(bases[1], "/api/leaderboard/submit", body)
+	if json.Unmarshal(resp, &again); err != nil || code != 200 || !again.Duplicate || again.ID != first.ID {
+		t.Fatalf("the second replica took a run the first accepted: %d %s %v", code, resp, err)
+	}
+	pg, err := inbox.OpenPostgres(context.Background(), state)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pg.Close()
+	n := 0
+	if err := pg.Records(context.Background(), inbox.TypeLeaderboardSubmission, time.Time{}, func(inbox.Record) error { n++; return nil }); err != nil || n != 1 {
+		t.Fatalf("%d leaderboard records, want 1 (%v)", n, err)
 	}
 }

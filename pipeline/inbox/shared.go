@@ -38,6 +38,12 @@ type Shared interface {
 	AcceptHosts(ctx context.Context, at time.Time, hosts []SubmittedHost) ([]SubmittedHost, error)
 	// Submitted reports whether any of hosts was accepted by a submission.
 	Submitted(ctx context.Context, hosts ...string) (bool, error)
+	// Run returns the leaderboard run accepted under key, if any.
+	Run(ctx context.Context, key string) (LeaderboardSubmission, bool, error)
+	// AcceptRun appends the TypeLeaderboardSubmission record of sub unless
+	// a run with its Key was accepted before (by any replica): then it
+	// appends nothing and returns that run with fresh false.
+	AcceptRun(ctx context.Context, at time.Time, sub LeaderboardSubmission) (run LeaderboardSubmission, fresh bool, err error)
 	// AddPrecheckRow adds the row of host and day to the daily per-host
 	// table and reports whether it is new.
 	AddPrecheckRow(ctx context.Context, host, day string) (bool, error)
@@ -271,4 +277,43 @@ func (p *Postgres) PrecheckStats(ctx context.Context, today string) (int64, int6
 		return rows, todays, "", nil
 	}
 	return rows, todays, *first, nil
+}
+
+// Run returns the run accepted under key (ID, Key and Status; no body).
+func (p *Postgres) Run(ctx context.Context, key string) (LeaderboardSubmission, bool, error) {
+	run := LeaderboardSubmission{Key: key}
+	err := p.pool.QueryRow(ctx, "SELECT id, status FROM leaderboard_runs WHERE key = $1", key).Scan(&run.ID, &run.Status)
+	if errors.Is(err, pgx.ErrNoRows) {
+		return LeaderboardSubmission{}, false, nil
+	}
+	if err != nil {
+		return LeaderboardSubmission{}, false, fmt.Errorf("read leaderboard run: %w", err)
+	}
+	return run, true, nil
+}
+
+// AcceptRun inserts the run's key and appends its record in one
+// transaction; a key there already returns the run stored under it.
+func (p *Postgres) AcceptRun(ctx context.Context, at time.Time, sub LeaderboardSubmission) (LeaderboardSubmission, bool, error) {
+	raw, err := recordJSON(TypeLeaderboardSubmission, sub)
+	if err != nil {
+		return LeaderboardSubmission{}, false, err
+	}
+	run, fresh := sub, true
+	err = pgx.BeginFunc(ctx, p.pool, func(tx pgx.Tx) error {
+		tag, err := tx.Exec(ctx, "INSERT INTO leaderboard_runs (key, id, status) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING", sub.Key, sub.ID, sub.Status)
+		if err != nil {
+			return err
+		}
+		if tag.RowsAffected() == 0 {
+			fresh, run = false, LeaderboardSubmission{Key: sub.Key}
+			return tx.QueryRow(ctx, "SELECT id, status FROM leaderboard_runs WHERE key = $1", sub.Key).Scan(&run.ID, &run.Status)
+		}
+		_, err = tx.Exec(ctx, "INSERT INTO records (type, at, data) VALUES ($1, $2, $3)", TypeLeaderboardSubmission, at.UTC(), string(raw))
+		return err
+	})
+	if err != nil {
+		return LeaderboardSubmission{}, false, fmt.Errorf("accept leaderboard run: %w", err)
+	}
+	return run, fresh, nil
 }
