@@ -86,6 +86,17 @@ func TestPostgresMigrationsVersioned(t *testing.T) {
 	if n != len(ms) || top != ms[len(ms)-1].version {
 		t.Fatalf("schema_migrations: %d rows up to %d, want %d up to %d", n, top, len(ms), ms[len(ms)-1].version)
 	}
+	// A database an older svc migrated (version 1) is brought up to date.
+	if _, err := conn.Exec(ctx, "DROP TABLE leaderboard_runs; DELETE FROM schema_migrations WHERE version >= 2"); err != nil {
+		t.Fatal(err)
+	}
+	openPG(t, url)
+	if err := conn.QueryRow(ctx, "SELECT count(*), max(version) FROM schema_migrations").Scan(&n, &top); err != nil || n != len(ms) {
+		t.Fatalf("after upgrading from version 1: %d rows %v", n, err)
+	}
+	if _, err := conn.Exec(ctx, "SELECT key FROM leaderboard_runs"); err != nil {
+		t.Fatalf("migration 2 not applied on upgrade: %v", err)
+	}
 	// A database a newer svc migrated is refused, not written to.
 	if _, err := conn.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES (9999, 'future.sql')"); err != nil {
 		t.Fatal(err)
