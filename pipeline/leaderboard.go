@@ -77,7 +77,8 @@ func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions
 
 // AggregateLeaderboard writes the leaderboard outputs of the run in runDir
 // (DIR/work/<run>) from its agent_runs/ folder and the outside submissions
-// in the state log under stateDir (DIR/state; "" for none) received up to
+// in the state log under stateDir (DIR/state, or the postgres:// database
+// of serve replicas; "" for none) received up to
 // the run's start: out/tables/leaderboard_results.parquet,
 // out/files/api/leaderboard.json, leaderboard-stores.json (with the
 // 100-row grid), leaderboard.csv, leaderboard-stores.csv, and
@@ -92,8 +93,13 @@ func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*publis
 		return nil, err
 	}
 	var in inbox.Reader
-	if stateDir != "" {
-		in = inbox.DirReader(stateDir)
+	if stateDir != "" { // a folder, or the postgres:// database of serve replicas
+		r, closeIn, err := inbox.OpenReader(ctx, stateDir)
+		if err != nil {
+			return nil, err
+		}
+		defer closeIn()
+		in = r
 	}
 	b, err := leaderboard.Aggregate(ctx, runDir, leaderboard.AggregateOptions{
 		TablesDir: filepath.Join(runDir, OutTables), FilesDir: filepath.Join(runDir, OutFiles),

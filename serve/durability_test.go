@@ -62,7 +62,7 @@ func TestSubmissionServerChild(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s, err := serve.New(serve.Config{DataDir: data, Client: client, TrustProxy: true})
+	s, err := serve.New(serve.Config{DataDir: data, State: os.Getenv(envReplicaState), Client: client, TrustProxy: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,8 +82,15 @@ type child struct {
 
 func startChild(t *testing.T, data, fixtureAddr, caPath string) *child {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestSubmissionServerChild$", "-test.count=1")
-	cmd.Env = append(os.Environ(), envChildData+"="+data, envChildFixture+"="+fixtureAddr, envChildCA+"="+caPath)
+	return startServerTest(t, "TestSubmissionServerChild", envChildData+"="+data, envChildFixture+"="+fixtureAddr, envChildCA+"="+caPath)
+}
+
+// startServerTest re-executes this test binary into the test named, with
+// env added, and waits for the address it prints as "LISTEN addr".
+func startServerTest(t *testing.T, name string, env ...string) *child {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^"+name+"$", "-test.count=1")
+	cmd.Env = append(os.Environ(), env...)
 	out, err := cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)

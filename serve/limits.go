@@ -43,6 +43,9 @@ var (
 type limiter struct {
 	log inbox.Inbox
 	now func() time.Time
+	// shared, when set (PostgreSQL), holds the daily counters instead of
+	// counts, so replicas share them: each take is atomic in the database.
+	shared inbox.Shared
 
 	mu     sync.Mutex
 	counts map[string]int // key|quota|day -> uses
@@ -72,17 +75,22 @@ func (l *limiter) day() string { return l.now().UTC().Format("2006-01-02") }
 // go over, none is used and the error names the limit that was hit.
 func (l *limiter) take(caller string, n int, qs ...quota) error {
 	day := l.day()
+	if l.shared != nil {
+		hit, err := l.shared.Take(context.Background(), day, n, l.uses(caller, qs))
+		if err != nil {
+			return fail(ErrUnavailable, "the daily limits could not be read; try again later")
+		}
+		if hit >= 0 {
+			return l.limited(qs[hit])
+		}
+		return nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, q := range qs {
 		key := l.keyFor(caller, q)
 		if l.counts[key+"|"+q.Name+"|"+day]+n > q.Max {
-			scope := "for your network"
-			if q.Site {
-				scope = "site-wide"
-			}
-			return &apiError{kind: ErrLimited, retryAfter: secondsToMidnight(l.now()),
-				message: fmt.Sprintf("daily limit reached: %d %s per UTC day %s; it resets at 00:00 UTC", q.Max, q.Name, scope)}
+			return l.limited(q)
 		}
 	}
 	for _, q := range qs {
@@ -96,19 +104,52 @@ func (l *limiter) take(caller string, n int, qs ...quota) error {
 	return nil
 }
 
-// takeUpTo uses as many of n as every quota of qs still allows today (all
+// limited is the error of a spent daily quota.
+func (l *limiter) limited(q quota) error {
+	scope := "for your network"
+	if q.Site {
+		scope = "site-wide"
+	}
+	return &apiError{kind: ErrLimited, retryAfter: secondsToMidnight(l.now()),
+		message: fmt.Sprintf("daily limit reached: %d %s per UTC day %s; it resets at 00:00 UTC", q.Max, q.Name, scope)}
+}
+
+// uses names the quotas of qs as the shared store counts them.
+func (l *limiter) uses(caller string, qs []quota) []inbox.Use {
+	out := make([]inbox.Use, len(qs))
+	for i, q := range qs {
+		out[i] = inbox.Use{Key: l.keyFor(caller, q), Quota: q.Name, Max: q.Max}
+	}
+	return out
+}
+
+// takeUpTo is takeSome for callers that cannot fail: a store that cannot
+// be read grants nothing.
+func (l *limiter) takeUpTo(caller string, n int, qs ...quota) int {
+	n, _ = l.takeSome(caller, n, qs...)
+	return n
+}
+
+// takeSome uses as many of n as every quota of qs still allows today (all
 // quotas by the same amount) and returns that number, 0 when any is spent.
 // For requests that do part of their work when over a limit, as store
 // submissions do per host.
-func (l *limiter) takeUpTo(caller string, n int, qs ...quota) int {
+func (l *limiter) takeSome(caller string, n int, qs ...quota) (int, error) {
 	day := l.day()
+	if l.shared != nil {
+		got, err := l.shared.TakeUpTo(context.Background(), day, n, l.uses(caller, qs))
+		if err != nil {
+			return 0, fail(ErrUnavailable, "the daily limits could not be read; try again later")
+		}
+		return got, nil
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	for _, q := range qs {
 		n = min(n, max(q.Max-l.counts[l.keyFor(caller, q)+"|"+q.Name+"|"+day], 0))
 	}
 	if n <= 0 {
-		return 0
+		return 0, nil
 	}
 	for _, q := range qs {
 		key := l.keyFor(caller, q)
@@ -117,11 +158,18 @@ func (l *limiter) takeUpTo(caller string, n int, qs ...quota) int {
 			_ = l.log.Note(context.Background(), inbox.TypeCount, l.now(), inbox.Count{Key: key, Quota: q.Name, Day: day, N: n})
 		}
 	}
-	return n
+	return n, nil
 }
 
 // remaining says how many uses of q the caller has left today.
 func (l *limiter) remaining(caller string, q quota) int {
+	if l.shared != nil {
+		used, err := l.shared.Used(context.Background(), l.day(), l.uses(caller, []quota{q})[0])
+		if err != nil {
+			return 0
+		}
+		return max(q.Max-used, 0)
+	}
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return max(q.Max-l.counts[l.keyFor(caller, q)+"|"+q.Name+"|"+l.day()], 0)

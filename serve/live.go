@@ -90,19 +90,24 @@ func (s *Server) CanAgentCheckout(ctx context.Context, caller string, p CheckPar
 	if err := s.limits.take(caller, 1, quotaCheckoutReads, quotaSiteReads); err != nil {
 		return nil, err
 	}
-	if r, ok := s.cache.get(host, s.now()); ok {
+	if r, ok := s.cachedCheck(ctx, host); ok {
 		return &CheckAnswer{Result: r, Cached: true, ResultURL: s.storeLink(host)}, nil
 	}
 	if s.cfg.Engine == nil {
 		return nil, fail(ErrUnavailable, "live checks are unavailable on this server; saved results remain readable")
 	}
-	if !s.claim(host) {
+	release, ok, err := s.claim(ctx, host)
+	if err != nil {
+		s.log.Error("claim live check", "error", err)
+		return nil, fail(ErrUnavailable, "the check could not start; try again later")
+	}
+	if !ok {
 		return nil, &apiError{kind: ErrBusy, retryAfter: 10,
 			message: "a check of " + host + " is already running; retry in a few seconds for its cached result"}
 	}
-	defer s.release(host)
+	defer release()
 	// The cache may have been filled while we waited for the claim.
-	if r, ok := s.cache.get(host, s.now()); ok {
+	if r, ok := s.cachedCheck(ctx, host); ok {
 		return &CheckAnswer{Result: r, Cached: true, ResultURL: s.storeLink(host)}, nil
 	}
 	if err := s.limits.take(caller, 1, quotaFreshChecks, quotaSiteFresh); err != nil {
@@ -119,7 +124,7 @@ func (s *Server) CanAgentCheckout(ctx context.Context, caller string, p CheckPar
 		}
 		return nil, fail(ErrUnavailable, "the check could not run; try again later")
 	}
-	if err := s.state.Append(context.WithoutCancel(ctx), inbox.TypeCheck, res.CheckedAt, res); err != nil {
+	if err := s.saveCheck(context.WithoutCancel(ctx), res); err != nil {
 		s.log.Error("save live check", "error", err)
 		return nil, fail(ErrUnavailable, "the check ran but could not be saved; try again later")
 	}
@@ -127,20 +132,62 @@ func (s *Server) CanAgentCheckout(ctx context.Context, caller string, p CheckPar
 	return &CheckAnswer{Result: res, ResultURL: s.storeLink(host)}, nil
 }
 
-func (s *Server) claim(host string) bool {
-	s.inflightMu.Lock()
-	defer s.inflightMu.Unlock()
-	if s.inflight[host] {
-		return false
+// cachedCheck returns the host's live check younger than CheckTTL: from
+// this process's cache, or, with shared state, from the one another
+// replica saved.
+func (s *Server) cachedCheck(ctx context.Context, host string) (*check.Result, bool) {
+	if r, ok := s.cache.get(host, s.now()); ok {
+		return r, true
 	}
-	s.inflight[host] = true
-	return true
+	if s.shared == nil {
+		return nil, false
+	}
+	raw, ok, err := s.shared.LatestCheck(context.WithoutCancel(ctx), host)
+	if err != nil {
+		s.log.Warn("read shared live check", "error", err)
+		return nil, false
+	}
+	var r check.Result
+	if !ok || json.Unmarshal(raw, &r) != nil || r.Host != host {
+		return nil, false
+	}
+	s.cache.put(&r)
+	return s.cache.get(host, s.now())
 }
 
-func (s *Server) release(host string) {
+// saveCheck makes a fresh check durable before it is answered.
+func (s *Server) saveCheck(ctx context.Context, res *check.Result) error {
+	if s.shared != nil {
+		return s.shared.SaveCheck(ctx, res.Host, res.CheckedAt, res)
+	}
+	return s.state.Append(ctx, inbox.TypeCheck, res.CheckedAt, res)
+}
+
+// claim makes this request the one running host's live check: in this
+// process, and with shared state across replicas (a lock per host). ok is
+// false when another holds it; release ends the claim.
+func (s *Server) claim(ctx context.Context, host string) (release func(), ok bool, err error) {
 	s.inflightMu.Lock()
-	defer s.inflightMu.Unlock()
-	delete(s.inflight, host)
+	if s.inflight[host] {
+		s.inflightMu.Unlock()
+		return nil, false, nil
+	}
+	s.inflight[host] = true
+	s.inflightMu.Unlock()
+	local := func() {
+		s.inflightMu.Lock()
+		defer s.inflightMu.Unlock()
+		delete(s.inflight, host)
+	}
+	if s.shared == nil {
+		return local, true, nil
+	}
+	unlock, ok, err := s.shared.LockHost(context.WithoutCancel(ctx), host)
+	if err != nil || !ok {
+		local()
+		return nil, false, err
+	}
+	return func() { unlock(); local() }, true, nil
 }
 
 // unsafeURL turns a refusal of the safe client into a 400 that says why.

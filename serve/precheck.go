@@ -420,6 +420,14 @@ func (s *Server) countPrecheck(host string) {
 			return
 		}
 	}
+	if s.shared != nil { // one row per host and day across replicas
+		if _, err := s.shared.AddPrecheckRow(context.Background(), host, day); err != nil {
+			s.log.Error("save precheck row", "error", err)
+			return
+		}
+		rs.addRow(host, day)
+		return
+	}
 	// Note, not Append: a row survives the process being killed without an
 	// fsync per request; the row holds no address or user agent.
 	if err := s.state.Note(context.Background(), inbox.TypePrecheckRow, s.now(), inbox.PrecheckRow{Host: host, Day: day}); err != nil {
@@ -458,6 +466,17 @@ func (s *Server) precheckStats(w http.ResponseWriter, r *http.Request) error {
 		st.Since = &d
 	}
 	rs.statsMu.Unlock()
+	if s.shared != nil { // the table every replica writes
+		rows, today, first, err := s.shared.PrecheckStats(r.Context(), s.now().UTC().Format(time.DateOnly))
+		if err != nil {
+			s.log.Error("read precheck stats", "error", err)
+			return fail(ErrUnavailable, "the precheck stats could not be read; try again later")
+		}
+		st.ChecksServed, st.Today, st.Since = rows, today, nil
+		if first != "" {
+			st.Since = &first
+		}
+	}
 	w.Header().Set("Cache-Control", cacheShort)
 	return writeJSON(w, http.StatusOK, st)
 }

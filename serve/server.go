@@ -30,6 +30,10 @@ import (
 // Config configures a Server.
 type Config struct {
 	DataDir string // DIR: public/ is served, state/ holds the log
+	// State is where the state lives: empty for the file log under
+	// DIR/state, a folder for a file log there, or postgres://… for a
+	// PostgreSQL database that replicas share (inbox.Postgres).
+	State string
 	// Engine runs live checks; nil makes the live check answer 503.
 	Engine *check.Engine
 	// UCP validates profiles; nil makes validation answer 503.
@@ -67,6 +71,10 @@ type Server struct {
 	now    func() time.Time
 	public string
 	state  inbox.Inbox
+	// shared is the state replicas agree on through the database (nil for
+	// the file log, whose state lives in this process): the check cache,
+	// host claims, accepted hosts and precheck rows ask it too.
+	shared inbox.Shared
 	limits *limiter
 	cache  *checkCache
 	subs   *submissions // store and leaderboard submissions (submit*.go)
@@ -121,17 +129,18 @@ func New(cfg Config) (*Server, error) {
 		cfg.Reload = 2 * time.Second
 	}
 	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
-	st, err := inbox.Open(filepath.Join(cfg.DataDir, "state"))
+	st, shared, err := openState(cfg)
 	if err != nil {
 		return nil, err
 	}
 	log, logs := newServerLog(cfg.Log)
 	s := &Server{
 		cfg: cfg, log: log, logs: logs, heavy: newHeavyGate(), now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
-		state: st, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
+		state: st, shared: shared, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
 		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
 		llm: &llmCache{m: map[string]cachedRead{}},
 	}
+	s.limits.shared = shared
 	if err := st.Replay(context.Background(), s.replay); err != nil {
 		st.Close()
 		logs.close()
@@ -146,6 +155,29 @@ func New(cfg Config) (*Server, error) {
 		s.log.Warn("no snapshot loaded", "error", err)
 	}
 	return s, nil
+}
+
+// openState opens the state cfg names: PostgreSQL, shared by replicas, or
+// the file log, this process's own.
+func openState(cfg Config) (inbox.Inbox, inbox.Shared, error) {
+	if inbox.IsPostgres(cfg.State) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		pg, err := inbox.OpenPostgres(ctx, cfg.State)
+		if err != nil {
+			return nil, nil, err
+		}
+		return pg, pg, nil
+	}
+	dir := cfg.State
+	if dir == "" {
+		dir = filepath.Join(cfg.DataDir, "state")
+	}
+	st, err := inbox.Open(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return st, nil, nil
 }
 
 // replay folds one state-log record into the in-memory state.

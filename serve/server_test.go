@@ -351,14 +351,15 @@ func TestLiveCheckBusyHost(t *testing.T) {
 	world, eng, v := fixtureEngine(t)
 	ts := newTestServer(t, Config{DataDir: t.TempDir(), Engine: eng, UCP: v})
 	host := world.Stores[0].Host
-	if !ts.claim(host) {
-		t.Fatal("claim failed")
+	release, ok, err := ts.claim(context.Background(), host)
+	if err != nil || !ok {
+		t.Fatal("claim failed", err)
 	}
 	resp, body := ts.get(t, "/api/agent-checkout?url="+host)
 	if resp.StatusCode != 429 || errorCode(t, body) != "check_in_progress" {
 		t.Errorf("busy host: %d %s", resp.StatusCode, body)
 	}
-	ts.release(host)
+	release()
 }
 
 func TestLiveCheckUnavailable(t *testing.T) {

@@ -1,6 +1,7 @@
 package serve
 
 import (
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -111,6 +112,17 @@ func (s *Server) listed(host string) bool {
 		if _, ok := dir[h]; ok || s.subs.isAccepted(h) {
 			return true
 		}
+	}
+	if s.shared != nil { // accepted by another replica
+		hosts := []string{host}
+		if t := wwwTwin(host); t != "" {
+			hosts = append(hosts, t)
+		}
+		ok, err := s.shared.Submitted(context.Background(), hosts...)
+		if err != nil {
+			s.log.Warn("read shared submissions", "error", err) // acceptHosts's insert still refuses a duplicate
+		}
+		return ok
 	}
 	return false
 }

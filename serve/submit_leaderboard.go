@@ -87,19 +87,43 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 	c := s.subs
 	c.runMu.Lock()
 	defer c.runMu.Unlock()
-	if run, ok := c.runs[key]; ok {
+	duplicate := func(run storedRun) *LeaderboardReceipt {
 		r := sub.Receipt()
 		r.ID, r.Status = run.ID, run.Status
 		rc := &LeaderboardReceipt{Receipt: r, Duplicate: true}
 		s.listing(rc)
-		return rc, nil
+		return rc
+	}
+	if run, ok := c.runs[key]; ok {
+		return duplicate(run), nil
+	}
+	if s.shared != nil { // accepted by another replica: no quota spent
+		run, ok, err := s.shared.Run(context.Background(), key)
+		if err != nil {
+			s.log.Error("read leaderboard run", "error", err)
+			return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
+		}
+		if ok {
+			c.runs[key] = storedRun{ID: run.ID, Status: run.Status}
+			return duplicate(c.runs[key]), nil
+		}
 	}
 	if err := s.limits.take(caller, 1, quotaLeaderboard); err != nil {
 		return nil, err
 	}
 	rec := sub.Record()
 	at := s.now().UTC()
-	if err := s.state.Append(context.Background(), inbox.TypeLeaderboardSubmission, at, rec); err != nil {
+	if s.shared != nil {
+		run, fresh, err := s.shared.AcceptRun(context.Background(), at, rec)
+		if err != nil {
+			s.log.Error("save leaderboard submission", "error", err)
+			return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
+		}
+		if !fresh { // another replica accepted it meanwhile
+			c.runs[key] = storedRun{ID: run.ID, Status: run.Status}
+			return duplicate(c.runs[key]), nil
+		}
+	} else if err := s.state.Append(context.Background(), inbox.TypeLeaderboardSubmission, at, rec); err != nil {
 		s.log.Error("save leaderboard submission", "error", err)
 		return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
 	}

@@ -145,7 +145,10 @@ func (s *Server) SubmitStores(ctx context.Context, caller string, req StoreSubmi
 
 	// The daily host quota pays for the outbound checks: the first hosts
 	// that fit are checked, the rest come back limited.
-	n := s.limits.takeUpTo(caller, len(todo), quotaStoreHosts, quotaSiteSubHosts)
+	n, err := s.limits.takeSome(caller, len(todo), quotaStoreHosts, quotaSiteSubHosts)
+	if err != nil {
+		return nil, err
+	}
 	for _, i := range todo[n:] {
 		results[i].Outcome, results[i].Reason = OutcomeLimited, ReasonDailyLimit
 		results[i].Message = fmt.Sprintf("the daily limit of %d submitted hosts checked per network (%d site-wide) is reached; submit it again after 00:00 UTC",
@@ -196,7 +199,25 @@ func (s *Server) acceptHosts(results []HostResult, category string) error {
 		return nil
 	}
 	at := s.now()
-	if err := s.state.Append(context.Background(), inbox.TypeStoreSubmission, at, rec); err != nil {
+	if s.shared != nil {
+		// The database accepts each host once across replicas: one
+		// another replica took meanwhile comes back already_listed.
+		fresh, err := s.shared.AcceptHosts(context.Background(), at, rec.Hosts)
+		if err != nil {
+			s.log.Error("save store submission", "error", err)
+			return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
+		}
+		took := map[string]bool{}
+		for _, h := range fresh {
+			took[h.Host] = true
+		}
+		for i := range results {
+			if results[i].Outcome == OutcomeAccepted && !took[results[i].Host] {
+				results[i].Outcome, results[i].Message = OutcomeAlreadyListed, ""
+			}
+		}
+		rec.Hosts = fresh
+	} else if err := s.state.Append(context.Background(), inbox.TypeStoreSubmission, at, rec); err != nil {
 		s.log.Error("save store submission", "error", err)
 		return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
 	}

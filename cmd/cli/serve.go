@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline/check"
+	"svc/pipeline/inbox"
 	"svc/serve"
 )
 
@@ -20,6 +21,7 @@ type serveOptions struct {
 	*globals
 	addr       string
 	baseURL    string
+	state      string // postgres://… shares state between replicas; empty: DATA/state
 	trustProxy bool
 	accessLog  float64       // share of requests logged one line each
 	statsEvery time.Duration // interval of the aggregate request line
@@ -47,11 +49,19 @@ be written in time are dropped and counted. Behind a reverse proxy, --trust-prox
 from the last X-Forwarded-For entry. SIGTERM or Ctrl-C shuts down
 gracefully.
 
+State (limits, the live-check cache, submissions, precheck rows) is an
+append-only log under DATA/state by default: one server. Several replicas
+behind a load balancer share it in PostgreSQL with --state postgres://…
+(env SVC_STATE): svc creates and migrates the schema itself, keeps the
+HMAC secret there once for all replicas, counts every limit atomically in
+the database and commits each accepted write before it answers.
+
 The Index answer (GET /api/ask) reads what a language model tells shoppers
 through an OpenAI-compatible chat API named by SVC_LLM_URL, SVC_LLM_MODEL
 and SVC_LLM_KEY; without them it says no model is configured.`,
 		Example: `  svc serve --addr 127.0.0.1:8080
-  svc serve --addr :8080 --trust-proxy --base-url https://svc.example`,
+  svc serve --addr :8080 --trust-proxy --base-url https://svc.example
+  SVC_STATE=postgres://svc@db.internal/svc svc serve --addr :8080 --trust-proxy`,
 		Args: argsUsage(cobra.NoArgs),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if _, _, err := net.SplitHostPort(o.addr); err != nil {
@@ -63,6 +73,7 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", envOr("SVC_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_ADDR)")
 	f.StringVar(&o.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of links in answers (env SVC_BASE_URL); empty for root-relative")
+	f.StringVar(&o.state, "state", envOr("SVC_STATE", ""), "where the server's state lives (env SVC_STATE): empty for DATA/state, postgres://… for a database replicas share")
 	f.BoolVar(&o.trustProxy, "trust-proxy", false, "take the client address from X-Forwarded-For (only behind your own proxy)")
 	f.Float64Var(&o.accessLog, "access-log", envFloat("SVC_ACCESS_LOG", 0), "share of requests logged one line each, 0 to 1 (env SVC_ACCESS_LOG); 0 logs none")
 	f.DurationVar(&o.statsEvery, "stats-every", envDuration("SVC_STATS_EVERY", time.Minute), "interval of the one log line of request counts and latency (env SVC_STATS_EVERY); 0 for none")
@@ -83,7 +94,7 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 		return err
 	}
 	srv, err := serve.New(serve.Config{
-		DataDir: o.data, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
+		DataDir: o.data, State: o.state, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
 		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery,
 		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})
@@ -101,7 +112,7 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 	go srv.Watch(wctx)
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "data", o.data)
+	log.Info("serving", "addr", ln.Addr().String(), "data", o.data, "shared_state", inbox.IsPostgres(o.state))
 	if ready != nil {
 		ready(ln.Addr().String())
 	}

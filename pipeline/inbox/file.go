@@ -256,8 +256,11 @@ func (l *File) Close() error {
 
 // Key returns the keyed hash that stands for a client address in limits:
 // the raw address is never stored or logged.
-func (l *File) Key(addr string) string {
-	m := hmac.New(sha256.New, l.secret)
+func (l *File) Key(addr string) string { return keyOf(l.secret, addr) }
+
+// keyOf is the HMAC-SHA256 of addr with secret, cut to 16 bytes, in hex.
+func keyOf(secret []byte, addr string) string {
+	m := hmac.New(sha256.New, secret)
 	m.Write([]byte(addr))
 	return hex.EncodeToString(m.Sum(nil)[:16])
 }

@@ -5,7 +5,8 @@
 // It sits below both, so neither imports the other to reach it.
 //
 // Inbox is the interface; File (a folder of JSON-lines segments under
-// DATA/state) is its implementation today. Every record type the log holds
+// DATA/state) is the default implementation, Postgres (postgres.go) the one
+// serve replicas share, with the state they must agree on (Shared). Every record type the log holds
 // is named here (records.go), with the data of the records that more than
 // one package reads.
 package inbox
