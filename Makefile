@@ -66,6 +66,7 @@ bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
 	$(GO) test -run='^$$' -bench=. -benchmem ./pipeline/detect/
 	$(GO) test -run='^$$' -bench='^BenchmarkPrecomputedVsFileServer$$' -benchtime=1x ./serve/
+	$(GO) test -run='^$$' -bench='^BenchmarkReplicas$$' -benchtime=1x ./serve/ # needs SVC_TEST_POSTGRES (eval "$$(.ci/postgres)")
 	$(GO) test -run='^$$' -bench='^BenchmarkSavedReadsMillion$$' -benchtime=1x -timeout=30m ./serve/
 	SVC_BIN=$(abspath $(BIN)) $(GO) test -run='^$$' -bench='^BenchmarkServeLoad$$' -benchtime=1x -timeout=30m ./serve/
 

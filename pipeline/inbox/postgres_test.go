@@ -87,7 +87,7 @@ func TestPostgresMigrationsVersioned(t *testing.T) {
 		t.Fatalf("schema_migrations: %d rows up to %d, want %d up to %d", n, top, len(ms), ms[len(ms)-1].version)
 	}
 	// A database an older svc migrated (version 1) is brought up to date.
-	if _, err := conn.Exec(ctx, "DROP TABLE leaderboard_runs; DELETE FROM schema_migrations WHERE version >= 2"); err != nil {
+	if _, err := conn.Exec(ctx, "DROP TABLE leaderboard_runs, check_claims; DELETE FROM schema_migrations WHERE version >= 2"); err != nil {
 		t.Fatal(err)
 	}
 	openPG(t, url)
@@ -253,5 +253,39 @@ func TestOpenReaderPostgresAndFolder(t *testing.T) {
 	}
 	if r, _, err := OpenReader(ctx, t.TempDir()); err != nil || r.(DirReader) == "" {
 		t.Fatalf("a folder: %v %v", r, err)
+	}
+}
+
+// Claims hold no connection: more concurrent checks than the pool has
+// connections can each save their result while holding their host (with a
+// claim on a held connection, the fifth one waited for a connection forever).
+func TestPostgresClaimsHoldNoConnection(t *testing.T) {
+	url := pgtest.URL(t)
+	p := openPG(t, url)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	n := int(p.pool.Config().MaxConns) * 3
+	var unlocks []func()
+	for i := range n {
+		u, ok, err := p.LockHost(ctx, fmt.Sprintf("h%d.example", i))
+		if err != nil || !ok {
+			t.Fatalf("claim %d of %d: %v %v", i+1, n, ok, err)
+		}
+		unlocks = append(unlocks, u)
+	}
+	for i := range n {
+		if err := p.SaveCheck(ctx, fmt.Sprintf("h%d.example", i), time.Now(), map[string]int{"i": i}); err != nil {
+			t.Fatalf("save while %d claims are held: %v", n, err)
+		}
+	}
+	for _, u := range unlocks {
+		u()
+	}
+	// A claim whose replica died is taken over once its lease ran out.
+	if _, err := p.pool.Exec(ctx, "INSERT INTO check_claims (host, token, until) VALUES ('dead.example', 'x', now() - interval '1 second')"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := p.LockHost(ctx, "dead.example"); err != nil || !ok {
+		t.Fatalf("expired claim: %v %v", ok, err)
 	}
 }

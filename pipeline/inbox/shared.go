@@ -2,6 +2,8 @@ package inbox
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -25,8 +27,8 @@ type Shared interface {
 	// Used returns how many uses of u were taken on day.
 	Used(ctx context.Context, day string, u Use) (int, error)
 	// LockHost claims host for one live check across replicas; ok is false
-	// when another holds it. unlock releases it (a replica that dies
-	// releases its claims).
+	// when another holds it. unlock releases it; a replica that dies holds
+	// its claims until their lease (ClaimLease) runs out.
 	LockHost(ctx context.Context, host string) (unlock func(), ok bool, err error)
 	// SaveCheck appends a TypeCheck record and makes it the host's newest
 	// live check, in one transaction.
@@ -154,29 +156,34 @@ func (p *Postgres) Used(ctx context.Context, day string, u Use) (int, error) {
 	return n, nil
 }
 
-// LockHost takes a session advisory lock keyed by the host's hash on a
-// connection it holds until unlock: a replica that dies drops the
-// connection, and the server the lock.
+// ClaimLease is how long a claim of LockHost holds a host whose replica
+// died before releasing it: longer than a live check may run.
+const ClaimLease = 3 * time.Minute
+
+// LockHost claims host with one conditional upsert: a row of the host whose
+// lease has not run out belongs to another request. The claim holds no
+// connection while the check runs (a pool of a few connections would
+// otherwise run dry under concurrent checks that need one to save), and
+// unlock deletes only this claim.
 func (p *Postgres) LockHost(ctx context.Context, host string) (func(), bool, error) {
-	conn, err := p.pool.Acquire(ctx)
+	b := make([]byte, 16)
+	if _, err := rand.Read(b); err != nil {
+		return nil, false, err
+	}
+	token := hex.EncodeToString(b)
+	tag, err := p.pool.Exec(ctx, `INSERT INTO check_claims AS c (host, token, until) VALUES ($1, $2, now() + $3::interval)
+		ON CONFLICT (host) DO UPDATE SET token = EXCLUDED.token, until = EXCLUDED.until WHERE c.until < now()`,
+		host, token, ClaimLease.String())
 	if err != nil {
-		return nil, false, fmt.Errorf("lock host: %w", err)
+		return nil, false, fmt.Errorf("claim host: %w", err)
 	}
-	const key = "hashtextextended('svc-check:' || $1, 0)"
-	var ok bool
-	if err := conn.QueryRow(ctx, "SELECT pg_try_advisory_lock("+key+")", host).Scan(&ok); err != nil {
-		conn.Release()
-		return nil, false, fmt.Errorf("lock host: %w", err)
-	}
-	if !ok {
-		conn.Release()
+	if tag.RowsAffected() == 0 {
 		return nil, false, nil
 	}
 	return func() {
-		if _, err := conn.Exec(context.Background(), "SELECT pg_advisory_unlock("+key+")", host); err != nil {
-			_ = conn.Conn().Close(context.Background()) // the session's end releases the lock
-		}
-		conn.Release()
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_, _ = p.pool.Exec(ctx, "DELETE FROM check_claims WHERE host = $1 AND token = $2", host, token) // else the lease runs out
 	}, true, nil
 }
 
