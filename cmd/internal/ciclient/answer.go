@@ -3,6 +3,7 @@ package ciclient
 import (
 	"reflect"
 	"strings"
+	"svc/pipeline/check"
 )
 
 // The typed answers: the fields of the API's answers the rules read, named
@@ -74,13 +75,9 @@ type ProductData struct {
 	Complete     *bool   `json:"complete"`
 }
 
-// Policies says which policy pages were found.
-type Policies struct {
-	Returns  *bool `json:"returns"`
-	Shipping *bool `json:"shipping"`
-	Privacy  *bool `json:"privacy"`
-	Terms    *bool `json:"terms"`
-}
+// Policies says which policy pages were found: the check engine's own
+// type, whose fields are all nullable already.
+type Policies = check.Policies
 
 // BlockStatus says whether the store's edge refused the check.
 type BlockStatus struct {
