@@ -3,6 +3,7 @@ package ciclient
 import (
 	"reflect"
 	"strings"
+
 	"svc/pipeline/check"
 )
 
