@@ -56,6 +56,7 @@ var namedPublicPages = map[string]string{
 	"www.firstbridgedigital.com":   "First Bridge Digital blog",
 	"thecurrent.media":             "The Current",
 	"www.petproductnews.com":       "Pet Product News",
+	"foundershut.com":              "FoundersHut case study",
 }
 
 var hostLabel = regexp.MustCompile(`^[a-z0-9]([a-z0-9-]*[a-z0-9])?$`)
