@@ -20,6 +20,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"svc/datasets/svc100"
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
 	"svc/pipeline/inbox"
@@ -229,6 +230,13 @@ func (s *Server) reload(ctx context.Context) error {
 	files, err := loadFiles(s.public)
 	if err != nil {
 		return fmt.Errorf("load %s: %w", s.public, err)
+	}
+	// Answer over the SVC-100 list this tree published (the real one, or
+	// the fixture stand-ins of a demo), not over the build's default.
+	if b, err := os.ReadFile(filepath.Join(s.public, filepath.FromSlash(svc100.CSVPath))); err == nil {
+		if err := svc100.UsePublished(b); err != nil {
+			s.log.Warn("test set", "err", err)
+		}
 	}
 	sums, err := manifestSums(filepath.Join(s.public, "data", version, "manifest.json"), version)
 	if err != nil {

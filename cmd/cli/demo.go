@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"svc/datasets/svc100"
 	"svc/fixtures"
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
@@ -94,6 +95,7 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	haveSchemas := demoSchemas(ctx, o)
 	// The demo is the real commands with the fixture flags set.
 	o.fixtureAddr, o.fixtureCA = srv.Addr(), caPath
+	svc100.UseFixtureStandIns() // the demo's stores play SVC-100 v1
 	storesCSV := filepath.Join(o.data, "fixtures", "stores.csv")
 	var buf bytes.Buffer
 	if err := world.WriteCSV(&buf); err != nil {

@@ -17,6 +17,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"svc/datasets/svc100"
 	"svc/pipeline/fetch"
 )
 
@@ -132,7 +133,13 @@ checkout URL.`,
 	pf.StringVar(&g.fixtureAddr, "fixture-addr", "", "dial every *.test host at this HOST:PORT (fixture world only; nothing else is let through)")
 	pf.StringVar(&g.fixtureCA, "fixture-ca", "", "PEM file of the fixture world's CA, added to the trusted roots")
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return &usageError{err} })
-	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error { return g.resolveData(cmd) }
+	root.PersistentPreRunE = func(cmd *cobra.Command, args []string) error {
+		if g.fixtureAddr != "" {
+			// Fixture mode: the fixture world's stores play SVC-100 v1.
+			svc100.UseFixtureStandIns()
+		}
+		return g.resolveData(cmd)
+	}
 
 	for _, add := range commands {
 		root.AddCommand(add(g))

@@ -1,25 +1,37 @@
 // Package svc100 is the SVC-100 v1 test set: the fixed list of 100 stores
 // the leaderboard measures agents over (spec 2.10, 2.11), and the JSON
-// Schema of a leaderboard submission. Both files are committed here and
+// Schema of a leaderboard submission. The files are committed here and
 // embedded, so the binary publishes exactly these bytes at
 // data/svc-100/v1/svc-100.csv and data/svc-100/v1/submission.schema.json;
 // they are frozen once published (a later edit is refused by the publisher,
 // a new test set is a new version folder).
 //
-// svc-100.csv has the columns id, host, name, category; ids run from
-// svc100-v1-001 to svc100-v1-100. In this repository the 100 stores are
-// stores of the fixture world, chosen by a documented rule (see the
-// generator test, TestCSVFromFixtureWorld, which rewrites the file under
-// -update and fails when it drifts):
+// There are two lists of the same 100 ids:
 //
-//  1. generate fixtures.Generate(1, fixtures.DefaultStores);
-//  2. keep, in world order, the stores whose source is "seed" (a curated
+//   - svc-100.csv, the real SVC-100 v1: 100 live online stores selling to
+//     the US across eleven categories, each row with its source and the
+//     platform where a public page names it (curation rule and caveats in
+//     svc-100.md). The columns are id, host, name, category, platform,
+//     source, platform_source, checked. It is the default.
+//   - fixture-stand-ins.csv, the fixture stand-in set: in fixture mode
+//     (the --fixture-addr flag, svc demo) each id is played by a store of
+//     the fixture world, chosen by a documented rule (see the generator
+//     test, TestStandInsFromFixtureWorld, which rewrites the file under
+//     -update and fails when it drifts):
+//     1. generate fixtures.Generate(1, fixtures.DefaultStores);
+//     2. keep, in world order, the stores whose source is "seed" (a curated
 //     test set never takes third-party lists, map-derived hosts, campaign
 //     or opted-out stores) and that are shops (platform is not "none": no
 //     parked domain, no redirect to another brand); a store behind a bot
 //     wall or one that is down stays eligible, as real stores do;
-//  3. of those K candidates, take candidate[floor(k*K/100)] for k = 0..99,
-//     spreading the set over the whole world; number them in that order.
+//     3. of those K candidates, take candidate[floor(k*K/100)] for k =
+//     0..99, spreading the set over the whole world; number them in that
+//     order. A stand-in keeps its own fixture category.
+//
+// Which list a process uses is chosen once, at its start, before any
+// goroutine reads it: UseFixtureStandIns (fixture mode), or UsePublished
+// (svc serve, from the list its published tree carries). Every answer over
+// the stand-ins says so (FixtureStandIn).
 package svc100
 
 import (
@@ -30,6 +42,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 )
 
 // Names of the format and the test set (spec 2.11, 9.3).
@@ -50,13 +63,51 @@ const (
 
 var (
 	//go:embed svc-100.csv
-	csvBytes []byte
+	realBytes []byte
+	//go:embed fixture-stand-ins.csv
+	standInBytes []byte
 	//go:embed submission.schema.json
 	schemaBytes []byte
 )
 
-// CSV returns the bytes of svc-100.csv as committed (a copy).
-func CSV() []byte { return bytes.Clone(csvBytes) }
+// CSV returns the bytes of the list in use, as committed (a copy): what is
+// published at CSVPath.
+func CSV() []byte {
+	if standIns.Load() {
+		return bytes.Clone(standInBytes)
+	}
+	return bytes.Clone(realBytes)
+}
+
+// RealCSV and StandInCSV return the bytes of each list (copies).
+func RealCSV() []byte    { return bytes.Clone(realBytes) }
+func StandInCSV() []byte { return bytes.Clone(standInBytes) }
+
+// standIns is set once at a process's start: the fixture stand-ins play
+// the test set.
+var standIns atomic.Bool
+
+// UseFixtureStandIns makes the fixture stand-in set the test set of this
+// process. Fixture mode calls it at start (a run over the fixture world
+// has no real store to shop).
+func UseFixtureStandIns() { standIns.Store(true) }
+
+// UsePublished makes the test set the list a published tree carries (the
+// bytes at CSVPath), so a server answers over the list it published. Nil
+// (nothing published yet) keeps the list in use; a file that is neither
+// list is an error and keeps it too.
+func UsePublished(published []byte) error {
+	switch {
+	case published == nil:
+	case bytes.Equal(published, realBytes):
+		standIns.Store(false)
+	case bytes.Equal(published, standInBytes):
+		standIns.Store(true)
+	default:
+		return fmt.Errorf("svc100: the published %s is neither the real SVC-100 v1 nor the fixture stand-ins of this build", CSVPath)
+	}
+	return nil
+}
 
 // Schema returns the bytes of submission.schema.json as committed (a copy).
 func Schema() []byte { return bytes.Clone(schemaBytes) }
@@ -67,10 +118,22 @@ type Store struct {
 	Host     string `json:"host"`
 	Name     string `json:"name"`
 	Category string `json:"category"`
+	// The real list's curation columns (empty for the stand-ins): the
+	// platform where a public page names it, the page showing the store
+	// and the one naming the platform, and whether the source was seen in
+	// a stored copy ("stored-copy") or not ("unverified").
+	Platform       string `json:"-"`
+	Source         string `json:"-"`
+	PlatformSource string `json:"-"`
+	Checked        string `json:"-"`
 }
 
-// Header is the column row of svc-100.csv.
+// Header is the column row every test-set list starts with; the real list
+// adds CurationHeader after it.
 var Header = []string{"id", "host", "name", "category"}
+
+// CurationHeader are the real list's further columns.
+var CurationHeader = []string{"platform", "source", "platform_source", "checked"}
 
 // IDPattern is the form of a store id.
 var IDPattern = regexp.MustCompile(`^svc100-v1-[0-9]{3}$`)
@@ -84,9 +147,12 @@ type set struct {
 	byHost map[string]int
 }
 
-var loaded = sync.OnceValues(func() (*set, error) { return parse(csvBytes) })
+var (
+	loadedReal    = sync.OnceValues(func() (*set, error) { return parse(realBytes) })
+	loadedStandIn = sync.OnceValues(func() (*set, error) { return parse(standInBytes) })
+)
 
-// Stores returns the 100 stores in id order. The embedded file is checked
+// Stores returns the 100 stores of the list in use, in id order. The embedded files are checked
 // by the package tests; a malformed one panics here rather than giving a
 // partial test set.
 func Stores() []Store {
@@ -114,10 +180,10 @@ func ByHost(host string) (Store, bool) {
 	return s.stores[i], true
 }
 
-// FixtureStandIn reports whether the embedded test set is the fixture
-// world's stand-in for SVC-100 v1: every host on the reserved .test
-// domain (RFC 2606), so synthetic stores, not real ones. Every leaderboard
-// answer over such a set must say so.
+// FixtureStandIn reports whether the list in use is the fixture world's
+// stand-in for SVC-100 v1: every host on the reserved .test domain (RFC
+// 2606), so synthetic stores, not real ones. Every leaderboard answer over
+// such a set must say so.
 func FixtureStandIn() bool { return standIn(mustLoad().stores) }
 
 func standIn(stores []Store) bool {
@@ -130,9 +196,13 @@ func standIn(stores []Store) bool {
 }
 
 func mustLoad() *set {
-	s, err := loaded()
+	load, name := loadedReal, "svc-100.csv"
+	if standIns.Load() {
+		load, name = loadedStandIn, "fixture-stand-ins.csv"
+	}
+	s, err := load()
 	if err != nil {
-		panic("svc100: embedded svc-100.csv: " + err.Error())
+		panic("svc100: embedded " + name + ": " + err.Error())
 	}
 	return s
 }
@@ -154,8 +224,9 @@ func parse(b []byte) (*set, error) {
 	if err != nil {
 		return nil, fmt.Errorf("parse svc-100.csv: %w", err)
 	}
-	if len(recs) == 0 || strings.Join(recs[0], ",") != strings.Join(Header, ",") {
-		return nil, fmt.Errorf("parse svc-100.csv: header must be %s", strings.Join(Header, ","))
+	full := append(append([]string(nil), Header...), CurationHeader...)
+	if len(recs) == 0 || (strings.Join(recs[0], ",") != strings.Join(Header, ",") && strings.Join(recs[0], ",") != strings.Join(full, ",")) {
+		return nil, fmt.Errorf("parse svc-100.csv: header must be %s, or %s", strings.Join(Header, ","), strings.Join(full, ","))
 	}
 	if len(recs)-1 != Size {
 		return nil, fmt.Errorf("parse svc-100.csv: %d stores, want %d", len(recs)-1, Size)
@@ -163,6 +234,9 @@ func parse(b []byte) (*set, error) {
 	s := &set{byID: map[string]int{}, byHost: map[string]int{}}
 	for i, rec := range recs[1:] {
 		st := Store{ID: rec[0], Host: rec[1], Name: rec[2], Category: rec[3]}
+		if len(rec) == len(full) {
+			st.Platform, st.Source, st.PlatformSource, st.Checked = rec[4], rec[5], rec[6], rec[7]
+		}
 		if st.ID != ID(i+1) {
 			return nil, fmt.Errorf("parse svc-100.csv line %d: id %q, want %s", i+2, st.ID, ID(i+1))
 		}
@@ -179,7 +253,7 @@ func parse(b []byte) (*set, error) {
 	return s, nil
 }
 
-// Encode writes stores as svc-100.csv: RFC 4180 with CRLF line ends, like
+// Encode writes stores as a stand-in list (id,host,name,category): RFC 4180 with CRLF line ends, like
 // every published CSV.
 func Encode(stores []Store) ([]byte, error) {
 	var buf bytes.Buffer

@@ -13,7 +13,7 @@ import (
 	"svc/fixtures"
 )
 
-var update = flag.Bool("update", false, "rewrite svc-100.csv from the fixture world")
+var update = flag.Bool("update", false, "rewrite fixture-stand-ins.csv from the fixture world")
 
 // fromFixtureWorld applies the selection rule of the package doc.
 func fromFixtureWorld() []Store {
@@ -32,27 +32,35 @@ func fromFixtureWorld() []Store {
 	return out
 }
 
-// TestCSVFromFixtureWorld is the generator of svc-100.csv: go test
+// TestStandInsFromFixtureWorld is the generator of fixture-stand-ins.csv: go test
 // ./datasets/svc100 -update rewrites it; without -update it fails when the
 // committed file and the rule disagree.
-func TestCSVFromFixtureWorld(t *testing.T) {
+func TestStandInsFromFixtureWorld(t *testing.T) {
 	want, err := Encode(fromFixtureWorld())
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *update {
-		if err := os.WriteFile("svc-100.csv", want, 0o644); err != nil {
+		if err := os.WriteFile("fixture-stand-ins.csv", want, 0o644); err != nil {
 			t.Fatal(err)
 		}
 		return
 	}
-	if !bytes.Equal(csvBytes, want) {
-		t.Errorf("svc-100.csv drifted from the fixture world; run go test ./datasets/svc100 -update (-committed +rule):\n%s",
-			cmp.Diff(string(csvBytes), string(want)))
+	if !bytes.Equal(standInBytes, want) {
+		t.Errorf("fixture-stand-ins.csv drifted from the fixture world; run go test ./datasets/svc100 -update (-committed +rule):\n%s",
+			cmp.Diff(string(standInBytes), string(want)))
 	}
 }
 
+// useStandIns plays the test set with the fixture stand-ins for one test.
+func useStandIns(t *testing.T) {
+	t.Helper()
+	UseFixtureStandIns()
+	t.Cleanup(func() { standIns.Store(false) })
+}
+
 func TestEmbeddedSet(t *testing.T) {
+	useStandIns(t)
 	stores := Stores()
 	if len(stores) != Size {
 		t.Fatalf("%d stores, want %d", len(stores), Size)
@@ -97,7 +105,8 @@ func TestEmbeddedSet(t *testing.T) {
 }
 
 func TestParseRefuses(t *testing.T) {
-	good := string(csvBytes)
+	useStandIns(t)
+	good := string(standInBytes)
 	first := Stores()[0]
 	for name, in := range map[string]string{
 		"empty":        "",
@@ -112,8 +121,10 @@ func TestParseRefuses(t *testing.T) {
 			t.Errorf("%s: Parse accepted it", name)
 		}
 	}
-	if _, err := Parse(csvBytes); err != nil {
-		t.Errorf("Parse refused the committed file: %v", err)
+	for name, b := range map[string][]byte{"svc-100.csv": realBytes, "fixture-stand-ins.csv": standInBytes} {
+		if _, err := Parse(b); err != nil {
+			t.Errorf("Parse refused the committed %s: %v", name, err)
+		}
 	}
 }
 
@@ -134,9 +145,10 @@ func TestSchemaIsJSON(t *testing.T) {
 	}
 }
 
-// TestFixtureStandIn: the committed set, made from the fixture world, is
-// the stand-in; one real host makes a set real.
+// TestFixtureStandIn: the committed stand-in set, made from the fixture
+// world, is the stand-in; one real host makes a set real.
 func TestFixtureStandIn(t *testing.T) {
+	useStandIns(t)
 	if !FixtureStandIn() {
 		t.Error("the committed fixture-world set is not reported as the stand-in")
 	}
@@ -150,5 +162,35 @@ func TestFixtureStandIn(t *testing.T) {
 	}
 	if standIn(nil) {
 		t.Error("an empty set is reported as the fixture stand-in")
+	}
+}
+
+// TestRealByDefault: a process plays the real list unless fixture mode or
+// its published tree says otherwise, and a server follows what it
+// published.
+func TestRealByDefault(t *testing.T) {
+	t.Cleanup(func() { standIns.Store(false) })
+	if FixtureStandIn() || !bytes.Equal(CSV(), realBytes) {
+		t.Fatal("the default test set is not the real list")
+	}
+	st, ok := ByID("svc100-v1-001")
+	if !ok || strings.HasSuffix(st.Host, ".test") || st.Source == "" || st.Checked == "" {
+		t.Errorf("ByID(svc100-v1-001) = %+v, %v; want a real store with its source", st, ok)
+	}
+	if err := UsePublished(StandInCSV()); err != nil || !FixtureStandIn() || !bytes.Equal(CSV(), standInBytes) {
+		t.Errorf("UsePublished(stand-ins): err %v, stand-in %v", err, FixtureStandIn())
+	}
+	if _, ok := ByHost(st.Host); ok {
+		t.Errorf("the stand-in set answers for the real host %s", st.Host)
+	}
+	if err := UsePublished(nil); err != nil || !FixtureStandIn() {
+		t.Errorf("UsePublished(nil) changed the list in use: err %v, stand-in %v", err, FixtureStandIn())
+	}
+	other := bytes.Replace(RealCSV(), []byte(st.Host), []byte("shop.example.com"), 1)
+	if err := UsePublished(other); err == nil {
+		t.Error("UsePublished accepted a list that is neither of this build's")
+	}
+	if err := UsePublished(RealCSV()); err != nil || FixtureStandIn() {
+		t.Errorf("UsePublished(real): err %v, stand-in %v", err, FixtureStandIn())
 	}
 }

@@ -5,16 +5,14 @@ import (
 	"encoding/csv"
 	"fmt"
 	"net/url"
-	"os"
 	"regexp"
 	"strings"
 	"testing"
 )
 
-// v1-real.csv is the curated list of real stores for SVC-100 v1 (see
-// v1-real.md). It is not embedded and not published yet: the lead decides
-// when it replaces the fixture stand-in. These tests hold it to its
-// curation rule.
+// svc-100.csv is the curated list of real stores for SVC-100 v1 (see
+// svc-100.md), the default test set. These tests hold it to its curation
+// rule.
 
 var realHeader = []string{"id", "host", "name", "category", "platform", "source", "platform_source", "checked"}
 
@@ -29,7 +27,7 @@ var platformKinds = map[string]bool{
 // namedPublicPages are the hosts, other than a store's own, whose stored
 // pages serve as a row's source or platform_source, each with its
 // publisher. A source on any other host is refused, so a new one has to be
-// named here (and in v1-real.md) on purpose.
+// named here (and in svc-100.md) on purpose.
 var namedPublicPages = map[string]string{
 	"letsmetrix.com":               "Letsmetrix blog",
 	"resources.algolia.com":        "Algolia customer story",
@@ -114,17 +112,21 @@ func sourceURL(raw, storeHost string) (own bool, err error) {
 	return false, nil
 }
 
-// fixtureCategories are the categories of the embedded svc-100.csv, the
+// fixtureCategories are the categories of the fixture stand-ins, the
 // eleven the real set must use.
 func fixtureCategories() map[string]bool {
 	cats := map[string]bool{}
-	for _, st := range Stores() {
+	stand, err := Parse(standInBytes)
+	if err != nil {
+		panic(err)
+	}
+	for _, st := range stand {
 		cats[st.Category] = true
 	}
 	return cats
 }
 
-// checkRealSet applies the curation rule of v1-real.md to a v1-real.csv
+// checkRealSet applies the curation rule of svc-100.md to a svc-100.csv
 // and returns every violation.
 func checkRealSet(b []byte, cats map[string]bool) []error {
 	var errs []error
@@ -212,11 +214,7 @@ func checkRealSet(b []byte, cats map[string]bool) []error {
 
 func readRealSet(t *testing.T) []byte {
 	t.Helper()
-	b, err := os.ReadFile("v1-real.csv")
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return RealCSV()
 }
 
 func TestRealSetFollowsRule(t *testing.T) {
@@ -239,7 +237,7 @@ func TestRealSetFollowsRule(t *testing.T) {
 		}
 	}
 	if standIn(stores) {
-		t.Error("v1-real.csv is reported as the fixture stand-in")
+		t.Error("svc-100.csv is reported as the fixture stand-in")
 	}
 	// Its first four columns are a valid svc-100.csv.
 	four, err := Encode(stores)

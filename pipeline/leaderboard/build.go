@@ -13,7 +13,7 @@ const unverifiedNote = "Outside submissions: self-reported and unverified until 
 
 // Test-set notes (publish.Leaderboard.TestSetNote).
 const (
-	testSetReal    = "The fixed SVC-100 v1 list of 100 real stores."
+	testSetReal    = "The fixed SVC-100 v1 list of 100 real stores selling to the US; each row of its CSV names the public page it was curated from and whether that page was checked."
 	testSetStandIn = "Fixture stand-in: these 100 stores are synthetic stores of svc's fixture world on reserved .test names, " +
 		"standing in for the real SVC-100 v1 list. No figure here is about a real store."
 )
