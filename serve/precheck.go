@@ -409,8 +409,8 @@ func (s *Server) reportOutcome(host string) *ReportOutcome {
 // countPrecheck counts one precheck answered for host in the daily
 // per-host table (spec 2.3: per request, one row per host and UTC day). It
 // writes nothing: the sync loop (sync.go) writes the counts every
-// Config.Sync, so a request never waits on the state, and a replica killed
-// loses at most that interval's counts.
+// Config.Sync (to the file log every minute), so a request never waits on
+// the state, and a server killed loses at most that interval's counts.
 func (s *Server) countPrecheck(host string) {
 	day := s.now().UTC().Format(time.DateOnly)
 	rs := s.reads

@@ -25,8 +25,8 @@ import (
 //   - precheck counts: the daily per-host table of spec 2.3, one row per
 //     host and UTC day, counting every precheck served. A request only adds
 //     to pending here; the sync loop writes pending to the state (a record
-//     per host and day, or one upsert into the shared table) every
-//     Config.Sync, and Close writes the rest.
+//     per host and day to the file log every minute, or one upsert into the
+//     shared table every Config.Sync), and Close writes the rest.
 type readState struct {
 	mu        sync.Mutex
 	history   map[string]liveEntry

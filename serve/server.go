@@ -108,9 +108,10 @@ type Server struct {
 	statsStop chan struct{}
 	statsDone chan struct{}
 
-	syncWake chan struct{} // the sync loop (sync.go)
-	syncStop chan struct{}
-	syncDone chan struct{}
+	syncWake  chan struct{} // the sync loop (sync.go)
+	syncStop  chan struct{}
+	syncDone  chan struct{}
+	lastFlush time.Time // of the precheck counts to the file log; the sync loop's own
 }
 
 // snapshot is one published version as the server sees it; requests read

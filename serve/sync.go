@@ -8,7 +8,8 @@ import (
 )
 
 // The sync loop: every Config.Sync the server writes what it counted
-// without writing at once (the precheck counts), and, with state shared in
+// without writing at once (the precheck counts; to the file log every
+// fileFlushEvery), and, with state shared in
 // PostgreSQL, folds in the records other replicas committed since the last
 // tick: their live checks (shown on precheck and store cards), accepted
 // store submissions and leaderboard runs (listed on the board). So a
@@ -16,6 +17,12 @@ import (
 
 // defaultSync is Config.Sync's default.
 const defaultSync = 2 * time.Second
+
+// fileFlushEvery is how often the file log gets the precheck counts: each
+// flush writes a record per host and day counted since the last, and every
+// record is read again at each start, so the log grows with the flushes, not
+// the requests. A killed server loses at most this interval's counts.
+const fileFlushEvery = time.Minute
 
 func (s *Server) startSync(every time.Duration) {
 	s.syncWake = make(chan struct{}, 1)
@@ -59,7 +66,10 @@ func (s *Server) wakeSync() {
 func (s *Server) sync(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	defer cancel()
-	s.flushPrechecks(ctx)
+	if s.shared != nil || s.now().Sub(s.lastFlush) >= fileFlushEvery || s.pendingFull() {
+		s.lastFlush = s.now()
+		s.flushPrechecks(ctx)
+	}
 	if s.shared != nil {
 		if err := s.shared.Follow(ctx, s.follow); err != nil {
 			s.log.Warn("read other replicas' records", "error", err)
@@ -78,6 +88,13 @@ func (s *Server) follow(rec inbox.Record) error {
 		s.reads.replay(rec, s.now())
 	}
 	return nil
+}
+
+// pendingFull reports whether maxPending rows wait for a flush.
+func (s *Server) pendingFull() bool {
+	s.reads.statsMu.Lock()
+	defer s.reads.statsMu.Unlock()
+	return len(s.reads.pending) >= maxPending
 }
 
 // flushPrechecks writes the precheck counts taken since the last flush: a
