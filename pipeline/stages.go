@@ -70,10 +70,14 @@ func (l LocalFiles) PublishStore(context.Context) (publish.Store, error) {
 type StageEnv struct {
 	DataDir string // the local data folder (a bucket's cache)
 	RunID   string
-	Files   RunFiles  // nil: LocalFiles{DataDir}
-	Out     io.Writer // the stage's summary lines
-	ErrOut  io.Writer // the progress (a bar on a terminal)
-	Log     *slog.Logger
+	// State is the inbox the crawl and the leaderboard aggregate read
+	// accepted submissions from: a folder, or the postgres://… database
+	// serve replicas share; empty for DataDir/state.
+	State  string
+	Files  RunFiles  // nil: LocalFiles{DataDir}
+	Out    io.Writer // the stage's summary lines
+	ErrOut io.Writer // the progress (a bar on a terminal)
+	Log    *slog.Logger
 }
 
 func (e StageEnv) files() RunFiles {
@@ -81,6 +85,14 @@ func (e StageEnv) files() RunFiles {
 		return LocalFiles{DataDir: e.DataDir}
 	}
 	return e.Files
+}
+
+// state returns where the accepted submissions are read from.
+func (e StageEnv) state() string {
+	if e.State == "" {
+		return filepath.Join(e.DataDir, "state")
+	}
+	return e.State
 }
 
 func (e StageEnv) log() *slog.Logger {
@@ -112,7 +124,12 @@ func CrawlStage(ctx context.Context, o CrawlStageOptions) error {
 	// Stores accepted by POST /api/stores/submit up to the run's start join
 	// the CSV's (which wins for a host in both), so a resumed crawl sees the
 	// same list, and so does every shard: they share run.json's start.
-	stores, submitted, err := MergeSubmitted(ctx, o.Stores, inbox.DirReader(filepath.Join(o.DataDir, "state")), ri.Started)
+	in, closeIn, err := inbox.OpenReader(ctx, o.state())
+	if err != nil {
+		return fmt.Errorf("crawl %s: %w", o.RunID, err)
+	}
+	stores, submitted, err := MergeSubmitted(ctx, o.Stores, in, ri.Started)
+	closeIn()
 	if err != nil {
 		return err
 	}
@@ -287,7 +304,7 @@ func AggregateStage(ctx context.Context, o AggregateStageOptions) error {
 	if err != nil {
 		return err
 	}
-	if _, err := AggregateLeaderboard(ctx, dir, filepath.Join(o.DataDir, "state")); err != nil {
+	if _, err := AggregateLeaderboard(ctx, dir, o.state()); err != nil {
 		return fmt.Errorf("aggregate %s: leaderboard: %w", o.RunID, err)
 	}
 	if err := files.Push(ctx, o.RunID, OutDir); err != nil {

@@ -9,6 +9,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/google/go-cmp/cmp"
+
+	"svc/pipeline/inbox"
+	"svc/pipeline/inbox/pgtest"
 )
 
 // recordFiles is a RunFiles over a local folder that records every sync
@@ -103,5 +108,43 @@ func TestRunStopsAtFirstFailingStage(t *testing.T) {
 	}
 	if later || out.Len() != 0 {
 		t.Errorf("a later step ran (%v) or something was printed (%q)", later, out.String())
+	}
+}
+
+// A crawl with State naming the PostgreSQL database serve replicas share
+// checks the stores a replica accepted there, and none accepted after the
+// run started; the folder DATA/state is not read.
+func TestCrawlStageReadsSubmissionsFromPostgres(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	db, err := inbox.OpenPostgres(ctx, url) // as svc serve --state opens it
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	if _, err := db.AcceptHosts(ctx, time.Now().Add(-time.Hour), []inbox.SubmittedHost{{Host: "submitted.example", Category: "pets"}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.AcceptHosts(ctx, time.Now().Add(time.Hour), []inbox.SubmittedHost{{Host: "later.example"}}); err != nil {
+		t.Fatal(err)
+	}
+	data := t.TempDir()
+	chk := &fakeChecker{}
+	var out bytes.Buffer
+	err = CrawlStage(ctx, CrawlStageOptions{
+		StageEnv:    StageEnv{DataDir: data, RunID: "r1", State: url, Out: &out, ErrOut: &bytes.Buffer{}},
+		Stores:      stores(2),
+		Concurrency: 2,
+		Checker:     chk,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"shop-000.test": 1, "shop-001.test": 1, "submitted.example": 1}
+	if diff := cmp.Diff(want, chk.calls); diff != "" {
+		t.Errorf("stores checked (-want +got):\n%s", diff)
+	}
+	if _, err := os.Stat(filepath.Join(data, "state")); !os.IsNotExist(err) {
+		t.Errorf("DATA/state touched with State set: %v", err)
 	}
 }

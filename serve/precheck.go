@@ -3,7 +3,6 @@ package serve
 import (
 	"context"
 	"fmt"
-	"hash/maphash"
 	"net/http"
 	"net/url"
 	"path"
@@ -12,7 +11,6 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/fetch"
-	"svc/pipeline/inbox"
 	"svc/serve/readlayer"
 )
 
@@ -408,33 +406,24 @@ func (s *Server) reportOutcome(host string) *ReportOutcome {
 	}
 }
 
-// countPrecheck adds the host's row of today to the daily per-host table,
-// once per host and UTC day, written to the state log before it counts.
+// countPrecheck counts one precheck answered for host in the daily
+// per-host table (spec 2.3: per request, one row per host and UTC day). It
+// writes nothing: the sync loop (sync.go) writes the counts every
+// Config.Sync (to the file log every minute), so a request never waits on
+// the state, and a server killed loses at most that interval's counts.
 func (s *Server) countPrecheck(host string) {
 	day := s.now().UTC().Format(time.DateOnly)
 	rs := s.reads
 	rs.statsMu.Lock()
-	defer rs.statsMu.Unlock()
-	if day == rs.today {
-		if _, ok := rs.seen[maphash.String(rs.seed, host)]; ok {
-			return
-		}
+	rs.pending[precheckKey{day: day, host: host}]++
+	if s.shared == nil { // the file log's table lives here
+		rs.addCount(day, 1)
 	}
-	if s.shared != nil { // one row per host and day across replicas
-		if _, err := s.shared.AddPrecheckRow(context.Background(), host, day); err != nil {
-			s.log.Error("save precheck row", "error", err)
-			return
-		}
-		rs.addRow(host, day)
-		return
+	full := len(rs.pending) >= maxPending
+	rs.statsMu.Unlock()
+	if full {
+		s.wakeSync()
 	}
-	// Note, not Append: a row survives the process being killed without an
-	// fsync per request; the row holds no address or user agent.
-	if err := s.state.Note(context.Background(), inbox.TypePrecheckRow, s.now(), inbox.PrecheckRow{Host: host, Day: day}); err != nil {
-		s.log.Error("save precheck row", "error", err)
-		return
-	}
-	rs.addRow(host, day)
 }
 
 func (s *Server) precheck(w http.ResponseWriter, r *http.Request) error {
@@ -453,29 +442,40 @@ type PrecheckStats struct {
 }
 
 func (s *Server) precheckStats(w http.ResponseWriter, r *http.Request) error {
+	today := s.now().UTC().Format(time.DateOnly)
 	rs := s.reads
 	rs.statsMu.Lock()
-	st := PrecheckStats{ChecksServed: rs.rows,
-		Note: "checks_served counts the rows of the daily per-host table: one row per store host and UTC day a precheck was answered. " +
+	st := PrecheckStats{ChecksServed: rs.served,
+		Note: "checks_served counts the prechecks answered, per request, in the daily per-host table: one row per store host and UTC day. " +
 			"No IP address or user agent is stored; requests whose User-Agent is SVC-*-internal are not counted."}
-	if rs.today == s.now().UTC().Format(time.DateOnly) {
-		st.Today = int64(len(rs.seen))
+	if rs.today == today {
+		st.Today = rs.servedDay
 	}
-	if rs.firstDay != "" {
-		d := rs.firstDay
-		st.Since = &d
+	first := rs.firstDay
+	var pending, pendingToday int64 // this replica's counts the table has not had yet
+	for k, n := range rs.pending {
+		pending += n
+		if k.day == today {
+			pendingToday += n
+		}
+		if first == "" || k.day < first {
+			first = k.day
+		}
 	}
 	rs.statsMu.Unlock()
-	if s.shared != nil { // the table every replica writes
-		rows, today, first, err := s.shared.PrecheckStats(r.Context(), s.now().UTC().Format(time.DateOnly))
+	if s.shared != nil { // the table every replica adds to
+		served, todays, dbFirst, err := s.shared.PrecheckStats(r.Context(), today)
 		if err != nil {
 			s.log.Error("read precheck stats", "error", err)
 			return fail(ErrUnavailable, "the precheck stats could not be read; try again later")
 		}
-		st.ChecksServed, st.Today, st.Since = rows, today, nil
-		if first != "" {
-			st.Since = &first
+		st.ChecksServed, st.Today = served+pending, todays+pendingToday
+		if dbFirst != "" && (first == "" || dbFirst < first) {
+			first = dbFirst
 		}
+	}
+	if first != "" {
+		st.Since = &first
 	}
 	w.Header().Set("Cache-Control", cacheShort)
 	return writeJSON(w, http.StatusOK, st)

@@ -1,13 +1,16 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -352,9 +355,9 @@ func TestPrecheckErrors(t *testing.T) {
 	}
 }
 
-// TestPrecheckStats counts one row per host and UTC day, leaves internal
-// agents out, keeps no address or user agent, and loses no row in a
-// restart.
+// TestPrecheckStats counts every precheck answered (spec 2.3: per request,
+// in one row per host and UTC day), leaves internal agents out, keeps no
+// address or user agent, and loses no count in a restart.
 func TestPrecheckStats(t *testing.T) {
 	f := sharedReadFixture(t)
 	dir := t.TempDir()
@@ -380,23 +383,39 @@ func TestPrecheckStats(t *testing.T) {
 		hasKeys(t, "stats", body, "checks_served")
 		return st
 	}
-	if st := stats(ts); st.ChecksServed != 3 || st.Today != 3 || st.Since == nil {
-		t.Errorf("stats %+v, want 3 rows (a, b, nowhere.test)", st)
+	if st := stats(ts); st.ChecksServed != 5 || st.Today != 5 || st.Since == nil {
+		t.Errorf("stats %+v, want 5 prechecks (a three times with its www twin, b, nowhere.test)", st)
 	}
 	ts.ts.Close()
 	ts.Close()
+	// Close wrote the counts: a record per host and day, not per request.
+	var rows []string
+	err := inbox.DirReader(filepath.Join(dir, "state")).Records(context.Background(), inbox.TypePrecheckRow, time.Time{}, func(r inbox.Record) error {
+		var pr inbox.PrecheckRow
+		if err := json.Unmarshal(r.Data, &pr); err != nil {
+			return err
+		}
+		rows = append(rows, fmt.Sprintf("%s=%d", pr.Host, pr.N))
+		return nil
+	})
+	want := []string{a + "=3", b + "=1", "nowhere.test=1"}
+	sort.Strings(rows)
+	sort.Strings(want)
+	if err != nil || fmt.Sprint(rows) != fmt.Sprint(want) {
+		t.Errorf("precheck records %v %v, want %s", rows, err, want)
+	}
 	// A restart replays the rows.
 	ts2 := f.newServer(t, Config{DataDir: dir})
-	if st := stats(ts2); st.ChecksServed != 3 {
-		t.Errorf("after a restart: %+v, want 3", st)
+	if st := stats(ts2); st.ChecksServed != 5 {
+		t.Errorf("after a restart: %+v, want 5", st)
 	}
 	ts2.ts.Close()
 	ts2.Close()
 	// The next UTC day has rows of its own.
 	ts3 := f.newServer(t, Config{DataDir: dir, Now: func() time.Time { return time.Now().Add(24 * time.Hour) }})
 	ts3.get(t, "/api/precheck?url="+a, "User-Agent", ua)
-	if st := stats(ts3); st.ChecksServed != 4 || st.Today != 1 {
-		t.Errorf("next day: %+v, want 4 rows, 1 today", st)
+	if st := stats(ts3); st.ChecksServed != 6 || st.Today != 1 {
+		t.Errorf("next day: %+v, want 6 prechecks, 1 today", st)
 	}
 	// Nothing about the caller reaches the state log.
 	logs, _ := filepath.Glob(filepath.Join(dir, "state", "log", "*"))

@@ -2,7 +2,6 @@ package serve
 
 import (
 	"encoding/json"
-	"hash/maphash"
 	"sync"
 	"time"
 
@@ -23,20 +22,30 @@ import (
 //     store submission saw it (a submission is accepted only then). It is
 //     the plain-HTTP evidence of the precheck fallback and of
 //     lastReachableCheck.
-//   - precheck rows: the daily per-host table of spec 2.3, one row per host
-//     and UTC day a precheck was served.
+//   - precheck counts: the daily per-host table of spec 2.3, one row per
+//     host and UTC day, counting every precheck served. A request only adds
+//     to pending here; the sync loop writes pending to the state (a record
+//     per host and day to the file log every minute, or one upsert into the
+//     shared table every Config.Sync), and Close writes the rest.
 type readState struct {
 	mu        sync.Mutex
 	history   map[string]liveEntry
 	reachable map[string]time.Time
 
-	statsMu  sync.Mutex
-	rows     int64               // rows of the daily per-host table, all days
-	firstDay string              // the first day with a row
-	today    string              // the UTC day of seen
-	seen     map[uint64]struct{} // hash of the hosts with a row today
-	seed     maphash.Seed
+	statsMu   sync.Mutex
+	served    int64                 // prechecks counted, all days (the file log's)
+	firstDay  string                // the first day with a row
+	today     string                // the UTC day of servedDay
+	servedDay int64                 // prechecks counted on today
+	pending   map[precheckKey]int64 // counted, not yet written to the state
 }
+
+// precheckKey is one row of the daily per-host table.
+type precheckKey struct{ day, host string }
+
+// maxPending is how many rows may wait for the sync loop before a request
+// wakes it early.
+const maxPending = 4096
 
 // liveEntry is one host's newest live check, coded compactly.
 type liveEntry struct {
@@ -50,7 +59,7 @@ const historyTTL = 30 * 24 * time.Hour
 
 func newReadState() *readState {
 	return &readState{history: map[string]liveEntry{}, reachable: map[string]time.Time{},
-		seen: map[uint64]struct{}{}, seed: maphash.MakeSeed()}
+		pending: map[precheckKey]int64{}}
 }
 
 func (rs *readState) replay(rec inbox.Record, now time.Time) {
@@ -72,7 +81,7 @@ func (rs *readState) replay(rec inbox.Record, now time.Time) {
 		var pr inbox.PrecheckRow
 		if json.Unmarshal(rec.Data, &pr) == nil && pr.Host != "" && pr.Day != "" {
 			rs.statsMu.Lock()
-			rs.addRow(pr.Host, pr.Day)
+			rs.addCount(pr.Day, pr.Count())
 			rs.statsMu.Unlock()
 		}
 	}
@@ -152,28 +161,15 @@ func (rs *readState) pruneHistory(read readlayer.Source, now time.Time) {
 	}
 }
 
-// addRow counts one row of the daily per-host table; the caller holds
-// statsMu. It reports whether the row is new.
-func (rs *readState) addRow(host, day string) bool {
-	if day != rs.today {
-		if day < rs.today {
-			rs.rows++ // a replayed earlier day: rows are unique by construction
-			rs.first(day)
-			return true
-		}
-		rs.today, rs.seen = day, map[uint64]struct{}{}
+// addCount counts n prechecks of day; the caller holds statsMu.
+func (rs *readState) addCount(day string, n int64) {
+	if day > rs.today {
+		rs.today, rs.servedDay = day, 0
 	}
-	h := maphash.String(rs.seed, host)
-	if _, ok := rs.seen[h]; ok {
-		return false
+	if day == rs.today {
+		rs.servedDay += n
 	}
-	rs.seen[h] = struct{}{}
-	rs.rows++
-	rs.first(day)
-	return true
-}
-
-func (rs *readState) first(day string) {
+	rs.served += n
 	if rs.firstDay == "" || day < rs.firstDay {
 		rs.firstDay = day
 	}

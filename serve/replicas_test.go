@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 
@@ -153,16 +154,98 @@ func TestReplicasShareSubmissionsAndPrecheckRows(t *testing.T) {
 		}
 	}
 
-	// Precheck rows: one per host and UTC day, whichever replica served it.
+	// Prechecks are counted per request, in one row per host and UTC day,
+	// whichever replica served them: each replica sees its own counts at
+	// once and the other's once both have synced.
 	for _, ts := range []*testServer{a, b, a} {
 		ts.countPrecheck("p.example")
 	}
 	b.countPrecheck("q.example")
-	for _, ts := range []*testServer{a, b} {
+	stats := func(ts *testServer) PrecheckStats {
+		t.Helper()
 		resp, body := ts.get(t, "/api/precheck/stats")
 		var st PrecheckStats
-		if json.Unmarshal([]byte(body), &st); resp.StatusCode != http.StatusOK || st.ChecksServed != 2 || st.Today != 2 || st.Since == nil {
-			t.Fatalf("precheck stats: %d %s, want 2 rows today", resp.StatusCode, body)
+		if err := json.Unmarshal([]byte(body), &st); err != nil || resp.StatusCode != http.StatusOK {
+			t.Fatalf("precheck stats: %d %s", resp.StatusCode, body)
+		}
+		return st
+	}
+	if st := stats(a); st.ChecksServed != 2 || st.Today != 2 {
+		t.Fatalf("a before syncing: %+v, want its own 2", st)
+	}
+	a.sync(context.Background())
+	b.sync(context.Background())
+	for _, ts := range []*testServer{a, b} {
+		if st := stats(ts); st.ChecksServed != 4 || st.Today != 4 || st.Since == nil {
+			t.Fatalf("precheck stats %+v, want 4 prechecks today", st)
+		}
+	}
+	var rows int
+	if err := conn.QueryRow(context.Background(), "SELECT count(*) FROM precheck_rows").Scan(&rows); err != nil || rows != 2 {
+		t.Fatalf("precheck rows %d %v, want one per host and day (2)", rows, err)
+	}
+}
+
+// What one replica accepts, the other lists within one sync (Config.Sync):
+// a leaderboard run on the board, a live check on the store card and the
+// precheck.
+func TestReplicasListWhatTheOtherAccepted(t *testing.T) {
+	f := sharedReadFixture(t)
+	_, eng, v := fixtureEngine(t)
+	a, b := twoReplicas(t, Config{Engine: eng, UCP: v, Sync: time.Hour}) // synced by hand below
+	for _, ts := range []*testServer{a, b} {
+		f.writeTreeTo(t, ts.dir)
+		if err := ts.Reload(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, body := a.postJSON(t, "/api/leaderboard/submit", "198.51.100.20", mustJSON(t, run(t, 12)))
+	if code != 201 {
+		t.Fatalf("submit on a: %d %s", code, body)
+	}
+	var rc LeaderboardReceipt
+	if err := json.Unmarshal([]byte(body), &rc); err != nil {
+		t.Fatal(err)
+	}
+	host := f.world.Stores[0].Host
+	var ans CheckAnswer
+	if code, body := getAs(t, a, "/api/agent-checkout?url="+host, "198.51.100.1"); code != 200 || json.Unmarshal([]byte(body), &ans) != nil {
+		t.Fatalf("live check on a: %d %s", code, body)
+	}
+	card := func(ts *testServer) StoreCard {
+		t.Helper()
+		var c StoreCard
+		if resp, body := ts.getJSON(t, "/api/store?host="+host, &c); resp.StatusCode != 200 {
+			t.Fatalf("store card: %d %s", resp.StatusCode, body)
+		}
+		return c
+	}
+	if c := card(a); c.LiveCheck == nil || !c.LiveCheck.CheckedAt.Equal(ans.CheckedAt) {
+		t.Fatalf("a's own card lacks its live check: %+v", c.LiveCheck)
+	}
+	if _, body := b.get(t, "/api/leaderboard"); len(unverifiedRuns(t, body)) != 0 {
+		t.Fatal("b listed a's run before syncing: the test shows nothing")
+	}
+	if c := card(b); c.LiveCheck != nil {
+		t.Fatal("b showed a's live check before syncing: the test shows nothing")
+	}
+	b.sync(context.Background())
+	if _, body := b.get(t, "/api/leaderboard"); len(unverifiedRuns(t, body)) != 1 || unverifiedRuns(t, body)[0].ID != rc.ID {
+		t.Errorf("b does not list the run a accepted: %.400s", body)
+	}
+	if c := card(b); c.LiveCheck == nil || !c.LiveCheck.CheckedAt.Equal(ans.CheckedAt) {
+		t.Errorf("b's card lacks a's live check: %+v", c.LiveCheck)
+	}
+	var pa PrecheckAnswer
+	if resp, body := b.getJSON(t, "/api/precheck?url="+host, &pa); resp.StatusCode != 200 || pa.LastReachableCheck == nil || !pa.LastReachableCheck.CheckedAt.Equal(ans.CheckedAt) {
+		t.Errorf("b's precheck does not show a's live check (%s) as lastReachableCheck: %d %.300s", ans.CheckedAt, resp.StatusCode, body)
+	}
+	// Syncing again lists nothing twice; a lists its run once too.
+	b.sync(context.Background())
+	a.sync(context.Background())
+	for _, ts := range []*testServer{a, b} {
+		if _, body := ts.get(t, "/api/leaderboard"); len(unverifiedRuns(t, body)) != 1 {
+			t.Errorf("after syncing again: %d runs listed", len(unverifiedRuns(t, body)))
 		}
 	}
 }

@@ -63,6 +63,11 @@ type Config struct {
 	// StatsEvery is how often one line of aggregate request counts is
 	// logged (logging.go); 0 never.
 	StatsEvery time.Duration
+	// Sync is how often the precheck counts are written and, with state
+	// in PostgreSQL, the records other replicas accepted are read
+	// (sync.go): the bound on how stale their listings are here. Default
+	// 2 s.
+	Sync time.Duration
 }
 
 // Server holds what the handlers share. Create it with New.
@@ -103,6 +108,11 @@ type Server struct {
 	stats     reqStats   // counts of the current stats interval
 	statsStop chan struct{}
 	statsDone chan struct{}
+
+	syncWake  chan struct{} // the sync loop (sync.go)
+	syncStop  chan struct{}
+	syncDone  chan struct{}
+	lastFlush time.Time // of the precheck counts to the file log; the sync loop's own
 }
 
 // snapshot is one published version as the server sees it; requests read
@@ -129,6 +139,9 @@ func New(cfg Config) (*Server, error) {
 	if cfg.Reload <= 0 {
 		cfg.Reload = 2 * time.Second
 	}
+	if cfg.Sync <= 0 {
+		cfg.Sync = defaultSync
+	}
 	cfg.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
 	st, shared, err := openState(cfg)
 	if err != nil {
@@ -142,7 +155,11 @@ func New(cfg Config) (*Server, error) {
 		llm: &llmCache{m: map[string]cachedRead{}},
 	}
 	s.limits.shared = shared
-	if err := st.Replay(context.Background(), s.replay); err != nil {
+	replay := st.Replay
+	if shared != nil { // the first Follow replays every record and sets where later ones start
+		replay = shared.Follow
+	}
+	if err := replay(context.Background(), s.replay); err != nil {
 		st.Close()
 		logs.close()
 		return nil, fmt.Errorf("replay state: %w", err)
@@ -151,6 +168,7 @@ func New(cfg Config) (*Server, error) {
 		s.statsStop, s.statsDone = make(chan struct{}), make(chan struct{})
 		go s.statsLoop(cfg.StatsEvery, s.statsStop, s.statsDone)
 	}
+	s.startSync(cfg.Sync)
 	s.snap.Store(&snapshot{})
 	if err := s.Reload(); err != nil {
 		s.log.Warn("no snapshot loaded", "error", err)
@@ -202,6 +220,7 @@ func (s *Server) Close() error {
 		<-s.statsDone
 		s.statsStop = nil
 	}
+	s.stopSync()
 	err := s.state.Close()
 	s.logs.close()
 	return err

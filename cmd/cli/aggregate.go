@@ -16,6 +16,7 @@ type aggregateOptions struct {
 	previous  string
 	noHistory bool
 	baseURL   string
+	state     stateFlag
 }
 
 func newAggregateCmd(g *globals) *cobra.Command { return newAggregateCmdWith(g, nil) }
@@ -74,6 +75,9 @@ sharded run).`,
 					return usagef("--previous: %v", err)
 				}
 			}
+			if err := opts.state.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -85,12 +89,13 @@ sharded run).`,
 	f.StringVar(&opts.previous, "previous", "", "run id to compare with (default: the latest earlier run that was aggregated)")
 	f.BoolVar(&opts.noHistory, "no-history", false, "read no previous run: no changes, rechecks or weekly comparison")
 	f.StringVar(&opts.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of svc_url and citation links (env SVC_BASE_URL); empty for /... paths")
+	opts.state.register(cmd)
 	return cmd
 }
 
 func aggregateRun(ctx context.Context, opts *aggregateOptions) error {
 	err := pipeline.AggregateStage(ctx, pipeline.AggregateStageOptions{
-		StageEnv:  opts.stageEnv(opts.runID),
+		StageEnv:  opts.state.env(opts.stageEnv(opts.runID)),
 		Previous:  opts.previous,
 		NoHistory: opts.noHistory,
 		BaseURL:   opts.baseURL,

@@ -18,6 +18,7 @@ type crawlOptions struct {
 	concurrency int
 	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
+	state       stateFlag
 }
 
 func newCrawlCmd(g *globals) *cobra.Command { return newCrawlCmdWith(g, nil) }
@@ -61,6 +62,9 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 			if err := opts.shard.parse(); err != nil {
 				return err
 			}
+			if err := opts.state.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -73,6 +77,7 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 	registerRunFlag(cmd, &opts.runID)
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
+	opts.state.register(cmd)
 	return cmd
 }
 
@@ -86,7 +91,7 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		return err
 	}
 	return pipeline.CrawlStage(ctx, pipeline.CrawlStageOptions{
-		StageEnv:    opts.stageEnv(opts.runID),
+		StageEnv:    opts.state.env(opts.stageEnv(opts.runID)),
 		Stores:      stores,
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,

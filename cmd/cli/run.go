@@ -18,6 +18,7 @@ type runOptions struct {
 	baseURL     string
 	agentPaths  bool
 	ucpFlags    ucpSchemaFlags
+	state       stateFlag
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
@@ -67,6 +68,7 @@ func (o *runOptions) register(cmd *cobra.Command, withRunID bool) {
 		registerRunFlag(cmd, &o.runID)
 	}
 	o.ucpFlags.register(cmd)
+	o.state.register(cmd)
 }
 
 func (o *runOptions) validate() error {
@@ -75,6 +77,9 @@ func (o *runOptions) validate() error {
 	}
 	if o.concurrency < 1 || o.concurrency > 1024 {
 		return usagef("--concurrency must be 1 to 1024")
+	}
+	if err := o.state.validate(); err != nil {
+		return err
 	}
 	if o.runID != "" {
 		return validRunID(o.runID)
@@ -86,7 +91,7 @@ func (o *runOptions) validate() error {
 // exactly as its own command would, stopping at the first stage that fails.
 func runAll(ctx context.Context, o *runOptions) error {
 	return pipeline.Run(ctx, pipeline.RunOptions{
-		StageEnv:    o.stageEnv(o.runID),
+		StageEnv:    o.state.env(o.stageEnv(o.runID)),
 		Concurrency: o.concurrency,
 		BaseURL:     o.baseURL,
 		AgentPaths:  o.agentPaths,

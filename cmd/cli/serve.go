@@ -1,18 +1,21 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"svc/pipeline/check"
 	"svc/pipeline/inbox"
+	"svc/publish/bucket"
 	"svc/serve"
 )
 
@@ -25,6 +28,7 @@ type serveOptions struct {
 	trustProxy bool
 	accessLog  float64       // share of requests logged one line each
 	statsEvery time.Duration // interval of the aggregate request line
+	syncEvery  time.Duration // serve.Config.Sync, and how often an s3:// --data is polled
 	ucpFlags   ucpSchemaFlags
 }
 
@@ -54,7 +58,17 @@ append-only log under DATA/state by default: one server. Several replicas
 behind a load balancer share it in PostgreSQL with --state postgres://…
 (env SVC_STATE): svc creates and migrates the schema itself, keeps the
 HMAC secret there once for all replicas, counts every limit atomically in
-the database and commits each accepted write before it answers.
+the database and commits each accepted write before it answers. Every
+--sync-every each replica writes its precheck counts and reads what the
+others accepted (live checks, submissions, leaderboard runs), so its
+listings show them within that interval.
+
+With --data s3://bucket/prefix the server keeps a copy of the published
+tree in the local cache (--cache-dir): at start, and every --sync-every,
+it reads data/latest.json; a new version is copied down whole (the version
+folder and the files beside data/) before data/latest moves to it, so
+per-host reads stay on local files. Give such replicas --state postgres://…
+too: otherwise each keeps its own state in its cache.
 
 The Index answer (GET /api/ask) reads what a language model tells shoppers
 through an OpenAI-compatible chat API named by SVC_LLM_URL, SVC_LLM_MODEL
@@ -67,8 +81,12 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 			if _, _, err := net.SplitHostPort(o.addr); err != nil {
 				return usagef("--addr %q: want HOST:PORT", o.addr)
 			}
+			if o.syncEvery < 100*time.Millisecond || o.syncEvery > time.Hour {
+				return usagef("--sync-every must be 100ms to 1h")
+			}
 			return serveRun(cmd.Context(), o, nil)
 		},
+		Annotations: map[string]string{storageAnnotation: "yes"},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.addr, "addr", envOr("SVC_ADDR", "127.0.0.1:8080"), "address to listen on (env SVC_ADDR)")
@@ -77,6 +95,7 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 	f.BoolVar(&o.trustProxy, "trust-proxy", false, "take the client address from X-Forwarded-For (only behind your own proxy)")
 	f.Float64Var(&o.accessLog, "access-log", envFloat("SVC_ACCESS_LOG", 0), "share of requests logged one line each, 0 to 1 (env SVC_ACCESS_LOG); 0 logs none")
 	f.DurationVar(&o.statsEvery, "stats-every", envDuration("SVC_STATS_EVERY", time.Minute), "interval of the one log line of request counts and latency (env SVC_STATS_EVERY); 0 for none")
+	f.DurationVar(&o.syncEvery, "sync-every", envDuration("SVC_SYNC_EVERY", 2*time.Second), "how often precheck counts are written, other replicas' accepted submissions and checks read, and an s3:// --data's latest.json polled (env SVC_SYNC_EVERY)")
 	o.ucpFlags.register(cmd)
 	return cmd
 }
@@ -93,9 +112,21 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 	if err != nil {
 		return err
 	}
+	var mirror *bucket.Mirror
+	if o.store != nil && o.store.Bucket != nil {
+		// The first copy comes down before the server starts, so it
+		// serves the latest snapshot from its first request.
+		mirror = bucket.NewMirror(o.store.Bucket, "public", filepath.Join(o.data, "public"))
+		if _, _, err := mirror.Sync(ctx); err != nil {
+			return exitWith(ExitUnreachable, fmt.Errorf("serve --data %s: %w", o.dataURL, err))
+		}
+		if !inbox.IsPostgres(o.state) {
+			log.Warn("serving a bucket with state in the local cache: replicas share nothing; give them --state postgres://…")
+		}
+	}
 	srv, err := serve.New(serve.Config{
 		DataDir: o.data, State: o.state, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
-		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery,
+		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery, Sync: o.syncEvery,
 		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})
 	if err != nil {
@@ -110,9 +141,12 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 	wctx, stopWatch := context.WithCancel(ctx)
 	defer stopWatch()
 	go srv.Watch(wctx)
+	if mirror != nil {
+		go followBucket(wctx, mirror, srv, o.syncEvery, log)
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()
-	log.Info("serving", "addr", ln.Addr().String(), "data", o.data, "shared_state", inbox.IsPostgres(o.state))
+	log.Info("serving", "addr", ln.Addr().String(), "data", cmp.Or(o.dataURL, o.data), "shared_state", inbox.IsPostgres(o.state))
 	if ready != nil {
 		ready(ln.Addr().String())
 	}
@@ -128,4 +162,31 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 		return fmt.Errorf("serve shutdown: %w", err)
 	}
 	return nil
+}
+
+// followBucket keeps the local copy of an s3:// --data's published tree
+// current until ctx ends, and has the server load a new version at once.
+func followBucket(ctx context.Context, m *bucket.Mirror, srv *serve.Server, every time.Duration, log *slog.Logger) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		v, moved, err := m.Sync(ctx)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("published tree not synced from the bucket; still serving the local copy", "error", err)
+			}
+			continue
+		}
+		if moved {
+			log.Info("published tree synced from the bucket", "version", v)
+			if err := srv.Reload(); err != nil {
+				log.Warn("snapshot reload failed; still serving the previous one", "error", err)
+			}
+		}
+	}
 }

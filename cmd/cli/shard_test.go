@@ -1,19 +1,26 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
+	"context"
 	"encoding/csv"
 	"encoding/json"
 	"io"
+	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
 	"svc/datasets"
 	"svc/fixtures"
 	"svc/pipeline"
+	"svc/publish/bucket"
 )
 
 // TestShardFlag: a bad --shard (or SVC_SHARD) is a usage error, exit 64,
@@ -248,11 +255,116 @@ func TestShardedRunOnBucket(t *testing.T) {
 		t.Errorf("published checks in the bucket has %d rows, want %d", cols.Len(), n)
 	}
 
+	serveFromBucket(t, data, b, ptr.Version)
+
 	// Commands that read a local tree say so rather than misreading the URL.
-	for _, args := range [][]string{{"serve"}, {"sql", "SELECT 1"}} {
+	for _, args := range [][]string{{"sql", "SELECT 1"}} {
 		code, _, stderr := runSvc(t, append(args, "--data", data)...)
 		if code != ExitUsage || !strings.Contains(stderr, "works on a local folder") {
 			t.Errorf("svc %s --data %s: exit %d\n%s", args[0], data, code, stderr)
 		}
 	}
+}
+
+// serveFromBucket runs svc serve --data s3://… over the tree a run
+// published there: the server answers from a copy in its own cache, then
+// follows latest.json to a new version without a restart.
+func serveFromBucket(t *testing.T, data string, b *bucket.Bucket, version string) {
+	ctx := t.Context()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	sctx, stop := context.WithCancel(ctx)
+	defer stop()
+	done := make(chan int, 1)
+	var errOut syncBuffer
+	cache := t.TempDir()
+	go func() {
+		done <- Run(sctx, []string{"serve", "--data", data, "--cache-dir", cache, "--addr", addr, "--sync-every", "200ms"}, io.Discard, &errOut)
+	}()
+	get := func(path string) (int, string) {
+		resp, err := http.Get("http://" + addr + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(body)
+	}
+	waitFor := func(what, path string) string {
+		t.Helper()
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			code, body := get(path)
+			if code == http.StatusOK {
+				return body
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: GET %s: %d %.300s\nserve log: %s", what, path, code, body, errOut.String())
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	manifest := waitFor("serving the bucket's version", "/data/"+version+"/manifest.json")
+	if !strings.Contains(manifest, version) {
+		t.Errorf("manifest of %s served: %.200s", version, manifest)
+	}
+	if code, body := get("/api/agent-checkout/adoption"); code != http.StatusOK {
+		t.Errorf("adoption from the bucket's copy: %d %.200s", code, body)
+	}
+	// A new version appears in the bucket (a copy of this one under the
+	// next name, manifest last, then latest.json): the server follows.
+	next := version + ".1"
+	objs, err := b.List(ctx, "public/data/"+version+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := func(o bucket.Object) int { // the manifest commits the version: copied last
+		if strings.HasSuffix(o.Key, "/manifest.json") {
+			return 1
+		}
+		return 0
+	}
+	slices.SortFunc(objs, func(x, y bucket.Object) int { return cmp.Compare(last(x), last(y)) })
+	for _, o := range objs {
+		if err := b.Copy(ctx, o.Key, strings.Replace(o.Key, "/"+version+"/", "/"+next+"/", 1)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ptr := `{"version": "` + next + `", "manifest": "data/` + next + `/manifest.json"}`
+	if _, err := b.Put(ctx, "public/data/latest.json", strings.NewReader(ptr), int64(len(ptr))); err != nil {
+		t.Fatal(err)
+	}
+	waitFor("following latest.json", "/data/"+next+"/manifest.json")
+	stop()
+	select {
+	case code := <-done:
+		if code != ExitOK {
+			t.Errorf("serve exit %d\n%s", code, errOut.String())
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve did not stop")
+	}
+}
+
+// syncBuffer is a bytes.Buffer a server's goroutines may write to while
+// the test reads it.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }

@@ -60,7 +60,8 @@ func (g *globals) openStorage(ctx context.Context) (*storage, error) {
 // storageAnnotation marks the commands that work on an s3:// --data: the
 // pipeline stages, which sync the run folder through the local cache. The
 // others (serve, sql, demo, ...) read and write a local folder and refuse
-// an s3:// --data with a message saying so.
+// an s3:// --data with a message saying so. (svc serve keeps a copy of the
+// published tree in the cache and follows latest.json: serve.go.)
 const storageAnnotation = "svc/s3-data"
 
 // resolveData runs before every command: for an s3:// --data it connects
@@ -72,7 +73,7 @@ func (g *globals) resolveData(cmd *cobra.Command) error {
 		return nil
 	}
 	if cmd.Annotations[storageAnnotation] == "" {
-		return usagef("--data %s: `svc %s` works on a local folder; an s3:// --data is for the pipeline stages (crawl, validate, aggregate, snapshot, run, schedule). Copy the published tree down (public/) and point --data at the copy.", g.data, cmd.Name())
+		return usagef("--data %s: `svc %s` works on a local folder; an s3:// --data is for the pipeline stages (crawl, validate, aggregate, snapshot, run, schedule) and serve. Copy the published tree down (public/) and point --data at the copy.", g.data, cmd.Name())
 	}
 	st, err := g.openStorage(g.context)
 	if err != nil {

@@ -25,6 +25,7 @@ import (
 type Postgres struct {
 	pool   *pgxpool.Pool
 	secret []byte
+	follow follower // Follow's cursor
 }
 
 var (

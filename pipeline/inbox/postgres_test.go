@@ -87,7 +87,9 @@ func TestPostgresMigrationsVersioned(t *testing.T) {
 		t.Fatalf("schema_migrations: %d rows up to %d, want %d up to %d", n, top, len(ms), ms[len(ms)-1].version)
 	}
 	// A database an older svc migrated (version 1) is brought up to date.
-	if _, err := conn.Exec(ctx, "DROP TABLE leaderboard_runs, check_claims; DELETE FROM schema_migrations WHERE version >= 2"); err != nil {
+	// Its precheck row, counted once then, counts 1 after.
+	if _, err := conn.Exec(ctx, `DROP TABLE leaderboard_runs, check_claims; ALTER TABLE precheck_rows DROP COLUMN n;
+		DELETE FROM schema_migrations WHERE version >= 2; INSERT INTO precheck_rows (host, day) VALUES ('old.example', '2026-01-02')`); err != nil {
 		t.Fatal(err)
 	}
 	openPG(t, url)
@@ -96,6 +98,10 @@ func TestPostgresMigrationsVersioned(t *testing.T) {
 	}
 	if _, err := conn.Exec(ctx, "SELECT key FROM leaderboard_runs"); err != nil {
 		t.Fatalf("migration 2 not applied on upgrade: %v", err)
+	}
+	var old int64
+	if err := conn.QueryRow(ctx, "SELECT n FROM precheck_rows WHERE host = 'old.example'").Scan(&old); err != nil || old != 1 {
+		t.Fatalf("a precheck row from before per-request counts: n %d %v, want 1", old, err)
 	}
 	// A database a newer svc migrated is refused, not written to.
 	if _, err := conn.Exec(ctx, "INSERT INTO schema_migrations (version, name) VALUES (9999, 'future.sql')"); err != nil {
@@ -213,18 +219,130 @@ func TestPostgresLockAcceptPrecheck(t *testing.T) {
 		t.Fatalf("submission records: %d %v, want 2", recs, err)
 	}
 
-	for _, r := range []struct {
-		p         *Postgres
-		host, day string
-		new       bool
-	}{{a, "x.example", "2026-05-01", true}, {b, "x.example", "2026-05-01", false}, {b, "y.example", "2026-05-01", true}, {a, "x.example", "2026-05-02", true}} {
-		if got, err := r.p.AddPrecheckRow(ctx, r.host, r.day); err != nil || got != r.new {
-			t.Fatalf("row %s %s: new %v %v, want %v", r.host, r.day, got, err, r.new)
+	// Prechecks counted per request, one row per host and UTC day, from
+	// either replica, a batch at a time (a host twice in one batch too).
+	counts := []struct {
+		p     *Postgres
+		batch []PrecheckRow
+	}{
+		{a, []PrecheckRow{{Host: "x.example", Day: "2026-05-01", N: 2}, {Host: "x.example", Day: "2026-05-01"}}},
+		{b, []PrecheckRow{{Host: "x.example", Day: "2026-05-01", N: 4}, {Host: "y.example", Day: "2026-05-01", N: 1}}},
+		{a, []PrecheckRow{{Host: "x.example", Day: "2026-05-02", N: 5}}},
+		{b, nil},
+	}
+	for _, c := range counts {
+		if err := c.p.CountPrechecks(ctx, c.batch); err != nil {
+			t.Fatal(err)
 		}
 	}
-	rows, today, first, err := b.PrecheckStats(ctx, "2026-05-02")
-	if err != nil || rows != 3 || today != 1 || first != "2026-05-01" {
-		t.Fatalf("stats: %d %d %q %v", rows, today, first, err)
+	served, today, first, err := b.PrecheckStats(ctx, "2026-05-02")
+	if err != nil || served != 13 || today != 5 || first != "2026-05-01" {
+		t.Fatalf("stats: %d %d %q %v, want 13 prechecks, 5 today, since 2026-05-01", served, today, first, err)
+	}
+	var rows int
+	if err := a.pool.QueryRow(ctx, "SELECT count(*) FROM precheck_rows").Scan(&rows); err != nil || rows != 3 {
+		t.Fatalf("precheck rows: %d %v, want one per host and day (3)", rows, err)
+	}
+}
+
+// Prechecks counted at once by many replicas all land: each batch is an
+// atomic increment of its rows, and batches over the same rows in any
+// order neither lose a count nor deadlock.
+func TestPostgresCountPrechecksConcurrent(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	reps := []*Postgres{openPG(t, url), openPG(t, url), openPG(t, url)}
+	hosts := []string{"a.example", "b.example", "c.example", "d.example"}
+	var wg sync.WaitGroup
+	errs := make(chan error, 60)
+	for i := range 60 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			var batch []PrecheckRow
+			for j := range hosts { // a different order each time
+				batch = append(batch, PrecheckRow{Host: hosts[(i+j)%len(hosts)], Day: "2026-05-01", N: 1})
+			}
+			errs <- reps[i%len(reps)].CountPrechecks(ctx, batch)
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	served, _, _, err := reps[0].PrecheckStats(ctx, "2026-05-01")
+	if err != nil || served != 60*int64(len(hosts)) {
+		t.Fatalf("served %d %v, want %d", served, err, 60*len(hosts))
+	}
+}
+
+// Follow replays every record once, then passes only what was committed
+// since, by any replica, and a record whose transaction took a lower id
+// but committed after a higher one was seen.
+func TestPostgresFollow(t *testing.T) {
+	url := pgtest.URL(t)
+	ctx := context.Background()
+	a, b := openPG(t, url), openPG(t, url)
+	t0 := time.Date(2026, 5, 1, 10, 0, 0, 0, time.UTC)
+	sub := func(host string) StoreSubmission { return StoreSubmission{Hosts: []SubmittedHost{{Host: host}}} }
+	if err := a.Append(ctx, TypeStoreSubmission, t0, sub("one.example")); err != nil {
+		t.Fatal(err)
+	}
+	var seen []string
+	follow := func() {
+		t.Helper()
+		if err := b.Follow(ctx, func(r Record) error {
+			var s StoreSubmission
+			if err := json.Unmarshal(r.Data, &s); err != nil {
+				return err
+			}
+			seen = append(seen, s.Hosts[0].Host)
+			return nil
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	follow()
+	follow() // nothing new
+	if fmt.Sprint(seen) != "[one.example]" {
+		t.Fatalf("first follow: %v", seen)
+	}
+	// A transaction takes the next id and holds it uncommitted while
+	// another replica's record, with a higher id, commits.
+	tx, err := a.pool.Begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer tx.Rollback(ctx) //nolint:errcheck // committed below
+	raw, _ := json.Marshal(sub("slow.example"))
+	if _, err := tx.Exec(ctx, "INSERT INTO records (type, at, data) VALUES ($1, $2, $3)", TypeStoreSubmission, t0, string(raw)); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Append(ctx, TypeStoreSubmission, t0, sub("fast.example")); err != nil {
+		t.Fatal(err)
+	}
+	follow()
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatal(err)
+	}
+	follow()
+	follow()
+	if want := "[one.example fast.example slow.example]"; fmt.Sprint(seen) != want {
+		t.Fatalf("followed %v, want %s (each once)", seen, want)
+	}
+	// More than a page: every record, in order.
+	for i := range followPage + 3 {
+		if err := a.Append(ctx, TypeStoreSubmission, t0, sub(fmt.Sprintf("p%d.example", i))); err != nil {
+			t.Fatal(err)
+		}
+	}
+	seen = nil
+	follow()
+	if len(seen) != followPage+3 || seen[0] != "p0.example" || seen[len(seen)-1] != fmt.Sprintf("p%d.example", followPage+2) {
+		t.Fatalf("followed %d records (%v … %v), want %d in order", len(seen), seen[0], seen[len(seen)-1], followPage+3)
 	}
 }
 

@@ -47,11 +47,22 @@ type LeaderboardSubmission struct {
 	Body   json.RawMessage `json:"body"`
 }
 
-// PrecheckRow is the data of a TypePrecheckRow record: a host and a UTC
-// day, nothing about the caller.
+// PrecheckRow is the data of a TypePrecheckRow record: N prechecks
+// answered for a host on a UTC day, nothing about the caller. The rows of
+// one host and day add up to its row of the daily per-host table. A record
+// without n (written before prechecks were counted per request) counts 1.
 type PrecheckRow struct {
 	Host string `json:"host"`
 	Day  string `json:"day"`
+	N    int64  `json:"n,omitempty"`
+}
+
+// Count returns the prechecks the record stands for.
+func (r PrecheckRow) Count() int64 {
+	if r.N <= 0 {
+		return 1
+	}
+	return r.N
 }
 
 // Count is the data of a TypeCount record: n uses of a quota by one caller

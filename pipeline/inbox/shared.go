@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,12 +47,19 @@ type Shared interface {
 	// a run with its Key was accepted before (by any replica): then it
 	// appends nothing and returns that run with fresh false.
 	AcceptRun(ctx context.Context, at time.Time, sub LeaderboardSubmission) (run LeaderboardSubmission, fresh bool, err error)
-	// AddPrecheckRow adds the row of host and day to the daily per-host
-	// table and reports whether it is new.
-	AddPrecheckRow(ctx context.Context, host, day string) (bool, error)
-	// PrecheckStats counts the rows of the per-host table, those of today,
-	// and returns the first day with a row ("" when none).
-	PrecheckStats(ctx context.Context, today string) (rows, todays int64, first string, err error)
+	// CountPrechecks adds each count to the row of its host and day in
+	// the daily per-host table (one row per host and UTC day, created by
+	// the first count), each an atomic increment.
+	CountPrechecks(ctx context.Context, counts []PrecheckRow) error
+	// PrecheckStats returns the prechecks counted in the per-host table,
+	// those of today, and the first day with a row ("" when none).
+	PrecheckStats(ctx context.Context, today string) (served, todays int64, first string, err error)
+	// Follow calls fn for every record of the inbox not yet passed to fn
+	// by this value, oldest first: the first call replays them all, later
+	// ones those committed since (by any replica), each once. A record
+	// committed out of id order is still passed when it commits within
+	// FollowGap of a newer one being seen.
+	Follow(ctx context.Context, fn func(Record) error) error
 }
 
 // Use is one quota a take counts against: Key is the caller's key (an
@@ -262,20 +270,49 @@ func (p *Postgres) Submitted(ctx context.Context, hosts ...string) (bool, error)
 	return ok, nil
 }
 
-// AddPrecheckRow inserts the row of host and day once.
-func (p *Postgres) AddPrecheckRow(ctx context.Context, host, day string) (bool, error) {
-	tag, err := p.pool.Exec(ctx, "INSERT INTO precheck_rows (host, day) VALUES ($1, $2::date) ON CONFLICT DO NOTHING", host, day)
-	if err != nil {
-		return false, fmt.Errorf("precheck row: %w", err)
+// CountPrechecks adds the counts in one statement: counts of one host and
+// day are summed first (an upsert may touch a row once), and the rows are
+// taken in key order, so two replicas' batches never deadlock.
+func (p *Postgres) CountPrechecks(ctx context.Context, counts []PrecheckRow) error {
+	type key struct{ day, host string }
+	sum := map[key]int64{}
+	for _, c := range counts {
+		if c.Host != "" && c.Day != "" {
+			sum[key{c.Day, c.Host}] += c.Count()
+		}
 	}
-	return tag.RowsAffected() == 1, nil
+	if len(sum) == 0 {
+		return nil
+	}
+	keys := make([]key, 0, len(sum))
+	for k := range sum {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if keys[i].day != keys[j].day {
+			return keys[i].day < keys[j].day
+		}
+		return keys[i].host < keys[j].host
+	})
+	hosts, days, ns := make([]string, len(keys)), make([]string, len(keys)), make([]int64, len(keys))
+	for i, k := range keys {
+		hosts[i], days[i], ns[i] = k.host, k.day, sum[k]
+	}
+	_, err := p.pool.Exec(ctx, `INSERT INTO precheck_rows AS r (host, day, n)
+		SELECT host, day, n FROM unnest($1::text[], $2::date[], $3::bigint[]) AS u(host, day, n) ORDER BY day, host
+		ON CONFLICT (day, host) DO UPDATE SET n = r.n + EXCLUDED.n`, hosts, days, ns)
+	if err != nil {
+		return fmt.Errorf("count prechecks: %w", err)
+	}
+	return nil
 }
 
-// PrecheckStats counts the per-host table.
+// PrecheckStats sums the per-host table.
 func (p *Postgres) PrecheckStats(ctx context.Context, today string) (int64, int64, string, error) {
 	var rows, todays int64
 	var first *string
-	err := p.pool.QueryRow(ctx, `SELECT count(*), count(*) FILTER (WHERE day = $1::date), min(day)::text FROM precheck_rows`, today).
+	err := p.pool.QueryRow(ctx, `SELECT coalesce(sum(n), 0)::bigint, coalesce(sum(n) FILTER (WHERE day = $1::date), 0)::bigint, min(day)::text
+		FROM precheck_rows`, today).
 		Scan(&rows, &todays, &first)
 	if err != nil {
 		return 0, 0, "", fmt.Errorf("precheck stats: %w", err)
