@@ -110,6 +110,8 @@ func (axFinder) look(s *session) (view, error) {
 				if it.Region == "" {
 					it.Region = "main"
 				}
+			case "listitem", "article":
+				it.Card = true // a list of products is a list to a screen reader too
 			case "contentinfo":
 				if it.Region == "" {
 					it.Region = "footer"
@@ -178,7 +180,7 @@ func (axFinder) overlay(v view) (control, bool) {
 
 func (axFinder) products(s *session, v view) ([]control, []string) {
 	seen := map[string]bool{}
-	var out []control
+	var out, listed []control
 	for _, it := range v.items {
 		if it.Role != "link" || it.Href == "" || it.Region == "nav" || it.Region == "footer" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
@@ -188,13 +190,22 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 			continue
 		}
 		key, path := u.Host+u.Path+"#"+hashRoute(u), routePath(u)
-		if seen[key] || reSkipLink.MatchString(path) || !reProduct.MatchString(path) {
+		if seen[key] || reSkipLink.MatchString(path) {
+			continue
+		}
+		switch {
+		case reProduct.MatchString(path):
+			out = append(out, axCtl(it))
+		case it.Card && it.Region == "main":
+			// A link in a list item of the main content: how a product
+			// grid reads when its addresses say nothing ("/cedar-candle/").
+			listed = append(listed, axCtl(it))
+		default:
 			continue
 		}
 		seen[key] = true
-		out = append(out, axCtl(it))
 	}
-	return out, nil
+	return append(out, listed...), nil
 }
 
 func (axFinder) variant(v view) (control, *Option, bool) {

@@ -48,6 +48,11 @@ type Options struct {
 	StepTimeout time.Duration
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+
+	// documents, when set, receives the main-frame documents of each
+	// browser run, by store host: the benchmark replays them as plain
+	// page loads.
+	documents func(host string, docs []browser.Document)
 }
 
 func (o *Options) defaults() {
@@ -165,6 +170,9 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		rep.Outcome, rep.Reason = NoCart, "no_add_control"
 	}
 	s.finish()
+	if opts.documents != nil {
+		opts.documents(u.Hostname(), page.Documents())
+	}
 	return nil
 }
 

@@ -34,6 +34,19 @@ func (p *Page) Navigate(ctx context.Context, rawURL string) error {
 	return p.Settle(ctx)
 }
 
+// Load loads rawURL in the tab and waits for its load event only, with
+// none of Settle's quiet time: a browser merely loading the page, the
+// floor the shoppers' benchmark measures them against.
+func (p *Page) Load(ctx context.Context, rawURL string) error {
+	ctx, cancel := p.with(ctx)
+	defer cancel()
+	p.resetWorld()
+	if err := chromedp.Do(ctx, chromedp.Navigate(rawURL)); err != nil {
+		return fmt.Errorf("load: %w", err)
+	}
+	return nil
+}
+
 // Settle waits until the page has had no request in flight for a short
 // quiet time and its document is complete, or ctx ends (not an error: a
 // page that never settles is judged as it stands).
