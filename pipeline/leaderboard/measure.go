@@ -17,7 +17,10 @@ import (
 
 // MethodVersion names the method of the pipeline's own agent-path runs; it
 // is the agent.version of those runs and changes when what they do changes.
-const MethodVersion = "agent-path/1"
+//
+// agent-path/1 drove UCP as far as catalog search; agent-path/2 (issue 21)
+// creates, reads back and cancels a UCP checkout session over REST or MCP.
+const MethodVersion = "agent-path/2"
 
 // RunOptions configure the pipeline's own agent-path runs.
 type RunOptions struct {
