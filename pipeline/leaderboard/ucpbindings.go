@@ -45,7 +45,7 @@ func (d *ucpREST) do(ctx context.Context, op, id string, arg map[string]any) ucp
 		return ucpAnswer{failure: "not_ucp"}
 	}
 	path := m[1]
-	step.URL = d.endpoint + path // the template: the id never enters the log
+	step.URL = steplog.RedactURL(d.endpoint) + path // the template: the id never enters the log
 	h := http.Header{
 		"Accept":     {"application/json"},
 		"UCP-Agent":  {`profile="` + d.run.profile + `"`},
