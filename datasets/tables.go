@@ -72,7 +72,8 @@ var StoreAnswers = &Table{
 			"true when the path returned a checkout; false when it ended without one, or when the store's UCP profile is missing or "+
 			"invalid (no UCP service could return one); null when not measured (a valid, unreadable or unvalidated profile the "+
 			"path did not take to a cart). The weekly figure is the share of market = US stores where it is true. Method "+
-			"agent-path/1 drives UCP as far as catalog search and opens no checkout session, so it is never true yet. Not an order."),
+			"agent-path/2 creates a UCP checkout session (REST or MCP binding), reads it back and cancels it; true means a "+
+			"session was created. It never completes one or sends payment. Not an order."),
 	},
 }
 

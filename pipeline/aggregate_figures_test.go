@@ -159,6 +159,9 @@ func TestAggregateFiguresMatchTruth(t *testing.T) {
 	cells = append(cells, cell{"mcp", "answer", stage(Measured, k, n)})
 	k, n = tally(func(r truthRow) *bool { return r.CartLink })
 	cells = append(cells, cell{"mcp", "transact", stage(Measured, k, n)})
+	// The UCP path's created checkout sessions (issue 21), every market.
+	k, n = tally(func(r truthRow) *bool { return r.UCPCheckoutLink })
+	cells = append(cells, cell{"ucp", "transact", stage(Measured, k, n)})
 	got := map[string]publish.ProtocolStage{}
 	var ids []string
 	for _, row := range pm.Rows {

@@ -55,6 +55,7 @@ type groupCounts struct {
 	ACPN, ACP, CardN, Card, BlockedN, Blocked        int64
 	ScoreN, ScoreSum                                 int64
 	MarketN, USStores, USLinkN, USLink               int64
+	UCPLinkN, UCPLink                                int64
 	AsOf                                             *time.Time
 }
 
@@ -67,7 +68,8 @@ func (g *groupCounts) scanTargets() []any {
 		&g.CartN, &g.Cart, &g.LaneN, &g.Lane,
 		&g.BrowserN, &g.Browser, &g.BuyN, &g.Buy,
 		&g.ACPN, &g.ACP, &g.CardN, &g.Card, &g.BlockedN, &g.Blocked,
-		&g.ScoreN, &g.ScoreSum, &g.MarketN, &g.USStores, &g.USLinkN, &g.USLink, &g.AsOf}
+		&g.ScoreN, &g.ScoreSum, &g.MarketN, &g.USStores, &g.USLinkN, &g.USLink,
+		&g.UCPLinkN, &g.UCPLink, &g.AsOf}
 }
 
 func (g groupCounts) checkoutWebMCP() publish.CheckoutWebMCPCounts {

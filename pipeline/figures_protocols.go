@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"svc/datasets"
+	"svc/pipeline/leaderboard"
 	"svc/publish"
 )
 
@@ -64,14 +65,17 @@ func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 		{ID: "ucp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
 			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
-			Answer:   notMeasured("UCP service endpoints are not called: a valid profile does not prove that they work. " + noCheck),
-			Transact: notMeasured("No UCP checkout session is opened. " + noCheck),
+			Answer:   notMeasured("Whether a UCP endpoint answers is not counted apart: the UCP agent path's operations count under transact. " + noCheck),
+			Transact: measured(g.UCPLink, g.UCPLinkN, "The service's UCP agent path (method "+leaderboard.MethodVersion+", SVC-100 stores) "+
+				"created a checkout session over the store's REST or MCP binding, read it back and cancelled it; it never completes one "+
+				"and sends no payment. n counts the stores where the path ended with or without a session, plus every checked store "+
+				"whose UCP profile is missing or invalid (store_answers.ucp_checkout_link). Not an order."),
 		}},
 		{ID: "acp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.ACP, g.ACPN, "/.well-known/acp.json serves an ACP discovery document."),
 			Validate: notMeasured("The discovery document is not validated against the ACP schema. " + noCheck),
-			Answer:   notMeasured("ACP endpoints are not called. " + noCheck),
-			Transact: notMeasured("No ACP checkout session is opened. " + noCheck),
+			Answer:   notMeasured("ACP endpoints are not called: svc has no ACP agent path, so what is measured is the discovery document only. " + noCheck),
+			Transact: notMeasured("No ACP checkout session is opened: svc has no ACP agent path. " + noCheck),
 		}},
 		{ID: "pap", Stages: publish.ProtocolStages{
 			Declare: notMeasured(noCheck), Validate: notMeasured(noCheck),

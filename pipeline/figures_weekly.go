@@ -44,9 +44,10 @@ const (
 
 // ucpPathCreatesCheckout says whether the UCP agent path (pipeline/
 // leaderboard, method leaderboard.MethodVersion) opens checkout sessions.
-// Method agent-path/1 stops at catalog search; the method that creates
-// sessions sets this, and the weekly figure drops its note.
-const ucpPathCreatesCheckout = false
+// Method agent-path/1 stopped at catalog search; agent-path/2 creates a
+// session (then reads it back and cancels it), so the weekly figure
+// carries no note.
+const ucpPathCreatesCheckout = true
 
 // weeklyNote says what the figure cannot show while the UCP agent path
 // opens no checkout session: it counts what the path saw.

@@ -59,6 +59,9 @@ SELECT
     count(*) FILTER (WHERE market = 'US') AS us_stores,
     count(ucp_checkout_link) FILTER (WHERE market = 'US') AS us_link_n,
     count(*) FILTER (WHERE market = 'US' AND ucp_checkout_link) AS us_link,
+    -- The protocol matrix's UCP transact stage: every market.
+    count(ucp_checkout_link) AS ucp_link_n,
+    count(*) FILTER (WHERE ucp_checkout_link) AS ucp_link,
     max(checked_at) FILTER (WHERE checked) AS as_of
 FROM signals
 GROUP BY GROUPING SETS ((), (category), (platform), (segment))

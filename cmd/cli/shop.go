@@ -189,6 +189,17 @@ func printShop(w io.Writer, r *shop.Report) {
 			what += " " + strings.TrimSpace(s.Role+" "+fmt.Sprintf("%q", s.Name))
 		}
 		fmt.Fprintf(w, "  %2d. %s", s.N, what)
+		// A protocol operation: its HTTP status, JSON-RPC outcome and
+		// protocol codes.
+		if s.Status != 0 {
+			fmt.Fprintf(w, " [HTTP %d]", s.Status)
+		}
+		if s.RPC != "" {
+			fmt.Fprintf(w, " [%s]", s.RPC)
+		}
+		if len(s.Codes) > 0 {
+			fmt.Fprintf(w, " [%s]", strings.Join(s.Codes, ", "))
+		}
 		if s.Note != "" {
 			fmt.Fprintf(w, " — %s", s.Note)
 		}

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"svc/fixtures"
 	"svc/pipeline/shop/browser"
 )
 
@@ -40,6 +41,8 @@ func TestShopCommand(t *testing.T) {
 		{"A blocked by a wall", append([]string{"shop", "--json", "--shopper", "A", "https://svcshop-wall.test/"}, fx...), true, 0, "blocked", "", ""},
 		{"A, store answers 500", append([]string{"shop", "--json", "--shopper", "A", "https://" + http500.Host + "/"}, fx...), true, 2, "error", "", ""},
 		{"D without a model", append([]string{"shop", "--json", "--shopper", "D", "https://svcshop-form.test/"}, fx...), false, 0, "not_attempted", "", ""},
+		{"ucp path, human step log", append([]string{"shop", "--shopper", "ucp", "--ucp-schema-dir", fixtures.UCPSchemaDir(), "--ucp-offline",
+			"https://" + good.Host + "/"}, fx...), false, 0, "", "", "checkout_reached (ucp_checkout_created)"},
 		{"mcp path", append([]string{"shop", "--json", "--shopper", "mcp", "https://" + good.Host + "/"}, fx...), false, 0, "", "", ""},
 		{"mcp, store answers 500", append([]string{"shop", "--json", "--shopper", "mcp", "https://" + http500.Host + "/"}, fx...), false, 2, "error", "", ""},
 		{"a loopback URL", append([]string{"shop", "--shopper", "A", "http://127.0.0.1:9/"}, fx...), false, 64, "", "loopback", ""},
@@ -50,6 +53,9 @@ func TestShopCommand(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			if tc.browser && !hasBrowser {
 				t.Skip("no Chromium found (install Debian's chromium package, or set SVC_CHROMIUM)")
+			}
+			if strings.HasPrefix(tc.name, "ucp") && fixtures.UCPSchemaDir() == "" {
+				t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
 			}
 			var out, errOut bytes.Buffer
 			code := Run(t.Context(), tc.args, &out, &errOut)
@@ -70,6 +76,18 @@ func TestShopCommand(t *testing.T) {
 			if tc.text != "" {
 				if !strings.Contains(out.String(), tc.text) || !strings.Contains(out.String(), "stopped before payment") {
 					t.Errorf("the report lacks %q:\n%s", tc.text, out.String())
+				}
+				// The UCP step log names each operation with its status,
+				// and no session id or continue URL.
+				if strings.HasPrefix(tc.name, "ucp") {
+					for _, want := range []string{"create_checkout [HTTP 201]", "get_checkout [HTTP 200]", "cancel_checkout [HTTP 200]"} {
+						if !strings.Contains(out.String(), want) {
+							t.Errorf("the step log lacks %q:\n%s", want, out.String())
+						}
+					}
+					if strings.Contains(out.String(), "chk_") || strings.Contains(out.String(), "continue") || strings.Contains(out.String(), "complete_checkout") || strings.Contains(out.String(), "/complete") {
+						t.Errorf("the step log leaks an id, a continue URL or a complete call:\n%s", out.String())
+					}
 				}
 				return
 			}

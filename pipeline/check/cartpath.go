@@ -76,6 +76,8 @@ type StorefrontCart struct {
 	// CheckoutLink is true when the cart came back with a checkout URL.
 	// The URL itself is dropped on the spot, never followed or kept.
 	CheckoutLink bool
+	// Calls are the requests made, in order, for a step log.
+	Calls []MCPCall
 }
 
 // StorefrontCart runs the storefront MCP catalog → cart attempt on origin
@@ -85,7 +87,7 @@ func (e *Engine) StorefrontCart(ctx context.Context, origin string) StorefrontCa
 	return StorefrontCart{
 		Endpoint: m.detected, Tools: nonNil(m.tools), CatalogTool: hasAny(m.tools, catalogTools),
 		CatalogAnswered: m.answered, Products: m.products, Throttled: m.throttled,
-		CartTool: m.cartTools, CartCreated: m.cartCreated, CheckoutLink: m.cartLink,
+		CartTool: m.cartTools, CartCreated: m.cartCreated, CheckoutLink: m.cartLink, Calls: nonNil(m.calls),
 	}
 }
 

@@ -31,14 +31,15 @@ type mcpOutcome struct {
 	cartLink        bool
 	cartCreated     bool // update_cart answered with a cart (no tool error)
 	firstProduct    any  // the first product of the answer, for product data
+	calls           []MCPCall
 }
 
 // storefrontMCP probes /api/mcp: initialize, tools/list, a catalog search,
 // product details, then one item into a cart and the cart read back. A
 // checkout URL in the cart sets cartLink; the URL itself is never kept.
-func (e *Engine) storefrontMCP(ctx context.Context, base string) mcpOutcome {
-	var out mcpOutcome
+func (e *Engine) storefrontMCP(ctx context.Context, base string) (out mcpOutcome) {
 	m := &mcpClient{http: e.client, endpoint: base + "/api/mcp"}
+	defer func() { out.calls = m.calls }()
 	var init struct {
 		ProtocolVersion string `json:"protocolVersion"`
 		ServerInfo      struct {
@@ -134,9 +135,15 @@ func (e *Engine) storefrontMCP(ctx context.Context, base string) mcpOutcome {
 	}
 	out.cartCreated = cart != nil
 	out.cartLink = findString(cart, "checkout_url", "checkoutUrl") != ""
+	if out.cartLink {
+		m.calls[len(m.calls)-1].Note = "cart with a checkout link (not followed)"
+	}
 	if cartID := findString(cart, "cart_id", "cartId", "id"); cartID != "" && has(cartRead) {
 		if c, _, err := m.callTool(ctx, cartRead, map[string]any{"cart_id": cartID}); err == nil {
-			out.cartLink = out.cartLink || findString(c, "checkout_url", "checkoutUrl") != ""
+			if findString(c, "checkout_url", "checkoutUrl") != "" {
+				out.cartLink = true
+				m.calls[len(m.calls)-1].Note = "cart with a checkout link (not followed)"
+			}
 		}
 	}
 	return out

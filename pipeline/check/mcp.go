@@ -21,6 +21,28 @@ type mcpClient struct {
 	http     *fetch.Client
 	endpoint string
 	nextID   int
+	// calls records every request made (tool name or method, HTTP status,
+	// JSON-RPC outcome), for the agent paths' step log; never a body.
+	calls []MCPCall
+	tool  string // the tool of the tools/call in flight
+}
+
+// MCPCall is one JSON-RPC request of an MCP client, as a step log shows it.
+type MCPCall struct {
+	Name   string // the method, or the tool of a tools/call
+	Status int    // HTTP status; 0 when no answer came
+	RPC    string // "result", "tool_error", "error <code>", "" when no JSON-RPC answer
+	Note   string
+}
+
+func (m *mcpClient) record(method string, status int, rpc, note string) {
+	name := method
+	if method == "tools/call" && m.tool != "" {
+		name = m.tool
+	}
+	if len(m.calls) < 64 {
+		m.calls = append(m.calls, MCPCall{Name: name, Status: status, RPC: rpc, Note: note})
+	}
 }
 
 // rpcError is a JSON-RPC error object, or a tool result with isError set.
@@ -55,9 +77,11 @@ func (m *mcpClient) call(ctx context.Context, method string, params any, out any
 		NoRedirect: true,
 	})
 	if err != nil {
+		m.record(method, 0, "", "no answer")
 		return nil, err
 	}
 	if resp.StatusCode == http.StatusTooManyRequests {
+		m.record(method, resp.StatusCode, "", "rate limited")
 		return resp.Header, &rpcError{Code: 429, Message: "rate limited (HTTP 429)"}
 	}
 	payload := resp.Body
@@ -70,11 +94,14 @@ func (m *mcpClient) call(ctx context.Context, method string, params any, out any
 		Error   *rpcError       `json:"error"`
 	}
 	if err := json.Unmarshal(payload, &env); err != nil || env.JSONRPC != "2.0" {
+		m.record(method, resp.StatusCode, "", "not a JSON-RPC answer")
 		return resp.Header, fmt.Errorf("%s %s: HTTP %d: %w", method, m.endpoint, resp.StatusCode, errNotJSONRPC)
 	}
 	if env.Error != nil {
+		m.record(method, resp.StatusCode, "error "+strconv.Itoa(env.Error.Code), "")
 		return resp.Header, env.Error
 	}
+	m.record(method, resp.StatusCode, "result", "")
 	if out != nil {
 		if err := json.Unmarshal(env.Result, out); err != nil {
 			return resp.Header, fmt.Errorf("%s: decode result: %w", method, err)
@@ -129,7 +156,9 @@ func (m *mcpClient) callToolMeta(ctx context.Context, name string, args, meta ma
 		params["_meta"] = meta
 	}
 	var res toolResult
+	m.tool = name
 	hdr, err := m.call(ctx, "tools/call", params, &res)
+	m.tool = ""
 	if err != nil {
 		return nil, hdr, err
 	}
@@ -141,6 +170,9 @@ func (m *mcpClient) callToolMeta(ctx context.Context, name string, args, meta ma
 		}
 	}
 	if res.IsError {
+		if n := len(m.calls); n > 0 {
+			m.calls[n-1].RPC = "tool_error"
+		}
 		msg := text
 		if len(msg) > 200 {
 			msg = msg[:200]

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -18,7 +17,10 @@ import (
 
 // MethodVersion names the method of the pipeline's own agent-path runs; it
 // is the agent.version of those runs and changes when what they do changes.
-const MethodVersion = "agent-path/1"
+//
+// agent-path/1 drove UCP as far as catalog search; agent-path/2 (issue 21)
+// creates, reads back and cancels a UCP checkout session over REST or MCP.
+const MethodVersion = "agent-path/2"
 
 // RunOptions configure the pipeline's own agent-path runs.
 type RunOptions struct {
@@ -34,10 +36,14 @@ type RunOptions struct {
 	// UCP validates the stores' UCP profiles. Nil skips the UCP path: no
 	// ucp.json is written and the board shows that path as not run.
 	UCP *ucp.Validator
-	// AgentProfile is the URL of the service's UCP agent profile, sent as
-	// meta["ucp-agent"].profile to UCP MCP bindings. Empty sends none, and a
-	// binding that requires one is recorded as not attempted.
+	// AgentProfile is the URL of the service's UCP platform profile, sent
+	// in the UCP-Agent header (REST) and as meta["ucp-agent"].profile
+	// (MCP); empty sends DefaultAgentProfile.
 	AgentProfile string
+	// UCPTransport makes the UCP path drive the binding of that transport
+	// ("rest" or "mcp"); empty takes the first REST or MCP binding the
+	// profile declares.
+	UCPTransport string
 	// Now is the clock of the run's timestamps; default time.Now.
 	Now func() time.Time
 	// Concurrency bounds stores attempted at once; default 8. Within a
@@ -71,24 +77,25 @@ type RunOptions struct {
 //     [checkout_link_returned] (the link shows checkout was reachable; it is
 //     never opened); a cart without one: added_to_cart [cart_created].
 //
-// Outcomes of the UCP path: the same homepage gate; then the profile at
-// /.well-known/ucp, validated: missing, unreachable or invalid is no_cart
-// [ucp_profile_missing | ucp_profile_unreachable | ucp_profile_invalid]; a
-// profile the run had no schemas to validate: not_attempted
-// [ucp_profile_unvalidated]; a
-// valid profile without a dev.ucp.shopping binding: no_cart
-// [ucp_no_shopping_service]. A valid profile whose bindings are all REST
-// (or another transport): not_attempted [ucp_binding_not_driven], since
-// this method drives UCP only over its MCP binding. Over an MCP binding:
-// it does not answer: no_cart [ucp_binding_unreachable]; it requires an
-// agent profile and none is configured: not_attempted
-// [ucp_agent_profile_required] (with one configured and refused: no_cart
-// [ucp_binding_refused]); no catalog tool, a failed or empty search: no_cart
-// [ucp_no_catalog_tool | ucp_catalog_failed | ucp_catalog_empty]; products
-// found but no cart operation offered: no_cart [ucp_no_cart_operation]; a
-// cart operation offered: not_attempted [ucp_cart_not_driven] (this
-// method version does not call UCP cart operations, and claims no cart it
-// did not reach).
+// Outcomes of the UCP path (ucppath.go): the same homepage gate; then the
+// profile at /.well-known/ucp, validated: missing, unreachable or invalid
+// is no_cart [ucp_profile_missing | ucp_profile_unreachable |
+// ucp_profile_invalid]; a profile the run had no schemas to validate:
+// not_attempted [ucp_profile_unvalidated]; no dev.ucp.shopping binding:
+// no_cart [ucp_no_shopping_service]. No mutual protocol version: no_cart
+// [ucp_version_unsupported]. No REST or MCP binding: not_attempted
+// [ucp_binding_not_driven]. Over the binding: no answer or 404 at the first
+// operation: no_cart [ucp_binding_unreachable]; too slow: error
+// [ucp_binding_timeout]; the business refuses the version, wants a
+// signature svc cannot make or a buyer identity it does not hold: no_cart
+// [ucp_version_unsupported | ucp_signature_required |
+// ucp_buyer_auth_required | ucp_agent_profile_refused]; 429: blocked
+// [throttled]. A product from the catalog capability (else the public
+// catalog): none [ucp_catalog_failed | ucp_catalog_empty |
+// ucp_no_product_source]; a cart when declared [ucp_cart_failed]; then a
+// checkout session: refused [ucp_checkout_refused], created:
+// checkout_reached [ucp_checkout_created]. The session is read back and
+// cancelled; complete is never called and no payment is ever sent.
 func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 	if opts.Client == nil {
 		return errors.New("agent-path runs: no HTTP client")
@@ -135,8 +142,8 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 			mcpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
 			if doUCP {
 				at := opts.Now().UTC().Truncate(time.Microsecond)
-				o, r := ucpOutcome(ctx, opts, origin)
-				ucpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
+				res := ucpPath(ctx, opts, origin)
+				ucpRes[i] = attempt{at: at, outcome: res.Outcome, reason: res.Reason, end: opts.Now()}
 			}
 		}()
 	}
@@ -277,101 +284,4 @@ func shoppingBindings(profile []byte) []binding {
 		list = []binding{one}
 	}
 	return list
-}
-
-// ucpOutcome runs the UCP path at origin, whose homepage passed the gate
-// (see RunAgentPaths).
-func ucpOutcome(ctx context.Context, opts RunOptions, origin string) (outcome, reason string) {
-	rep, err := opts.UCP.ValidateURL(ctx, origin, ucp.URLOptions{})
-	if err != nil {
-		if errors.Is(err, ucp.ErrTooLarge) {
-			return OutcomeNoCart, "ucp_profile_invalid"
-		}
-		return OutcomeError, "ucp_profile_refused"
-	}
-	switch rep.Verdict() {
-	case ucp.VerdictValid:
-	case ucp.VerdictMissing:
-		return OutcomeNoCart, "ucp_profile_missing"
-	case ucp.VerdictUnreachable:
-		return OutcomeNoCart, "ucp_profile_unreachable"
-	case ucp.VerdictUnvalidated:
-		// The run had no UCP schemas: whether the profile is valid is
-		// not known, so the path claims neither a cart nor its absence.
-		return OutcomeNotAttempted, "ucp_profile_unvalidated"
-	default:
-		return OutcomeNoCart, "ucp_profile_invalid"
-	}
-	bindings := shoppingBindings(rep.Profile)
-	if len(bindings) == 0 {
-		return OutcomeNoCart, "ucp_no_shopping_service"
-	}
-	for _, b := range bindings {
-		if b.Transport == "mcp" && strings.HasPrefix(b.Endpoint, "https://") {
-			return ucpMCPBinding(ctx, opts, b.Endpoint)
-		}
-	}
-	return OutcomeNotAttempted, "ucp_binding_not_driven"
-}
-
-// ucpMCPBinding drives a UCP MCP binding as far as catalog search.
-func ucpMCPBinding(ctx context.Context, opts RunOptions, endpoint string) (outcome, reason string) {
-	c := check.NewMCPClient(opts.Client, endpoint)
-	err := c.Call(ctx, "initialize", map[string]any{
-		"protocolVersion": "2025-06-18",
-		"capabilities":    map[string]any{},
-		"clientInfo":      map[string]any{"name": "svc-agent-path", "version": MethodVersion},
-	}, nil)
-	if _, rpc := check.RPCErrorCode(err); err != nil && !rpc {
-		return OutcomeNoCart, "ucp_binding_unreachable"
-	}
-	var meta map[string]any
-	params := map[string]any{}
-	if opts.AgentProfile != "" {
-		meta = map[string]any{"ucp-agent": map[string]any{"profile": opts.AgentProfile}}
-		params["_meta"] = meta
-	}
-	var list struct {
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
-	}
-	if err := c.Call(ctx, "tools/list", params, &list); err != nil {
-		code, rpc := check.RPCErrorCode(err)
-		switch {
-		case !rpc:
-			return OutcomeNoCart, "ucp_binding_unreachable"
-		case code == -32001 && meta == nil:
-			return OutcomeNotAttempted, "ucp_agent_profile_required"
-		}
-		return OutcomeNoCart, "ucp_binding_refused"
-	}
-	search, cart := "", false
-	for _, t := range list.Tools {
-		switch {
-		case t.Name == "search_catalog" || t.Name == "search_shop_catalog":
-			if search == "" {
-				search = t.Name
-			}
-		case strings.Contains(t.Name, "cart") || strings.Contains(t.Name, "checkout"):
-			cart = true
-		}
-	}
-	if search == "" {
-		return OutcomeNoCart, "ucp_no_catalog_tool"
-	}
-	data, err := c.CallTool(ctx, search, map[string]any{"query": ""}, meta)
-	if err != nil {
-		return OutcomeNoCart, "ucp_catalog_failed"
-	}
-	products, ok := check.ProductList(data)
-	switch {
-	case !ok:
-		return OutcomeNoCart, "ucp_catalog_failed"
-	case len(products) == 0:
-		return OutcomeNoCart, "ucp_catalog_empty"
-	case cart:
-		return OutcomeNotAttempted, "ucp_cart_not_driven"
-	}
-	return OutcomeNoCart, "ucp_no_cart_operation"
 }

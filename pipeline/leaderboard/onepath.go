@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"svc/pipeline/check"
+	"svc/pipeline/steplog"
 )
 
 // RunPath runs one plain-HTTP agent path (PathUCP or PathMCP) on one store
@@ -16,27 +17,61 @@ import (
 // "unreachable_". Only a missing client, an unknown path or a cancelled
 // ctx is an error.
 func RunPath(ctx context.Context, opts RunOptions, pathID, origin string) (outcome, reason string, err error) {
+	res, err := RunPathLog(ctx, opts, pathID, origin)
+	return res.Outcome, res.Reason, err
+}
+
+// RunPathLog is RunPath with the step log: each operation with its HTTP
+// status or JSON-RPC outcome and the protocol codes seen, ids and
+// checkout or continue URLs never in it.
+func RunPathLog(ctx context.Context, opts RunOptions, pathID, origin string) (PathResult, error) {
 	if opts.Client == nil {
-		return "", "", errors.New("agent path: no HTTP client")
+		return PathResult{}, errors.New("agent path: no HTTP client")
 	}
 	if pathID != PathUCP && pathID != PathMCP {
-		return "", "", fmt.Errorf("agent path: unknown path %q", pathID)
+		return PathResult{}, fmt.Errorf("agent path: unknown path %q", pathID)
 	}
 	eng := check.New(check.Options{Client: opts.Client, UCP: opts.UCP, Now: opts.Now})
 	home, err := eng.CheckHome(ctx, origin)
 	if err != nil {
-		return "", "", fmt.Errorf("agent path %s %s: %w", pathID, origin, err)
+		return PathResult{}, fmt.Errorf("agent path %s %s: %w", pathID, origin, err)
 	}
+	homeStep := steplog.Step{N: 1, Action: "homepage", URL: origin + "/"}
 	if o, r, gated := gate(home); gated {
-		return o, r, nil
+		homeStep.Note = r
+		return PathResult{Outcome: o, Reason: r, Log: []steplog.Step{homeStep}}, nil
 	}
-	if pathID == PathMCP {
-		o, r := mcpOutcome(eng.StorefrontCart(ctx, origin))
-		return o, r, nil
+	var res PathResult
+	switch {
+	case pathID == PathMCP:
+		c := eng.StorefrontCart(ctx, origin)
+		res.Outcome, res.Reason = mcpOutcome(c)
+		res.Log = mcpLog(origin, c)
+	case opts.UCP == nil:
+		res.Outcome, res.Reason = OutcomeNotAttempted, "ucp_validator_unavailable"
+	default:
+		res = ucpPath(ctx, opts, origin)
 	}
-	if opts.UCP == nil {
-		return OutcomeNotAttempted, "ucp_validator_unavailable", nil
+	log := []steplog.Step{homeStep}
+	for _, s := range res.Log {
+		s.N = len(log) + 1
+		log = append(log, s)
 	}
-	o, r := ucpOutcome(ctx, opts, origin)
-	return o, r, nil
+	res.Log = log
+	return res, nil
+}
+
+// mcpLog is the step log of a storefront MCP attempt: the calls made, each
+// with its HTTP status and JSON-RPC outcome. No cart id or checkout_url is
+// ever in it (the engine drops the URL on the spot).
+func mcpLog(origin string, c check.StorefrontCart) []steplog.Step {
+	var log []steplog.Step
+	for _, call := range c.Calls {
+		s := steplog.Step{N: len(log) + 1, Action: call.Name, URL: origin + "/api/mcp", Status: call.Status, RPC: call.RPC, Note: call.Note}
+		log = append(log, s)
+	}
+	if len(log) == 0 {
+		log = append(log, steplog.Step{N: 1, Action: "initialize", URL: origin + "/api/mcp", Note: "no MCP answer"})
+	}
+	return log
 }

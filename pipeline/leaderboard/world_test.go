@@ -7,7 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -152,27 +151,15 @@ func mcpTruth(e fixtures.Expect) string {
 	return OutcomeNoCart
 }
 
-// ucpTruth is the UCP path's outcome at a store. The fixture world serves
-// no UCP cart operation, so no store may show a cart success.
+// ucpTruth is the UCP path's outcome at a store: the fixture world's
+// known answer over the first binding the store's profile declares
+// (fixtures.Store.UCPPath documents it).
 func ucpTruth(st *fixtures.Store) (outcome, reason string) {
-	e := st.Expect
-	has := func(t string) bool { return slices.Contains(st.Traits, t) }
-	switch {
-	case e.BlockStatus.Blocked != nil && *e.BlockStatus.Blocked:
-		return OutcomeBlocked, ""
-	case e.Platform == nil:
-		return OutcomeError, ""
-	case e.UCPProfile.Status != fixtures.UCPValid:
-		return OutcomeNoCart, "ucp_profile_" + e.UCPProfile.Status
-	case has("ucp:warn:ucp.service.shopping_present"):
-		return OutcomeNoCart, "ucp_no_shopping_service"
-	case has("ucp:valid_rich"):
-		if slices.ContainsFunc(st.Traits, func(t string) bool { return strings.HasPrefix(t, "ucp_mcp:") }) {
-			return OutcomeNotAttempted, "ucp_agent_profile_required"
-		}
-		return OutcomeNoCart, "ucp_binding_unreachable"
+	t := st.UCPPath("")
+	if t.Outcome == OutcomeBlocked || t.Outcome == OutcomeError && t.Reason == "" {
+		return t.Outcome, ""
 	}
-	return OutcomeNotAttempted, "ucp_binding_not_driven"
+	return t.Outcome, t.Reason
 }
 
 // TestWorldLeaderboard runs the leaderboard part of the pipeline over the
@@ -264,7 +251,8 @@ func TestWorldLeaderboard(t *testing.T) {
 		}
 	}
 	// The storefront MCP path's cart successes are exactly the stores
-	// whose truth is cartLink true; the UCP path claims none.
+	// whose truth is cartLink true; the UCP path's are the stores where
+	// it creates a checkout session.
 	cartLinks := 0
 	for _, st := range stores {
 		if cl := fixtureStore(st).Expect.CartLink; cl != nil && *cl {
@@ -275,8 +263,14 @@ func TestWorldLeaderboard(t *testing.T) {
 		t.Errorf("mcp cart successes = %d, want %d stores with cartLink", got, cartLinks)
 	}
 	if wd.ucp != nil {
-		if got := board.Paths[5].CartSuccesses; got != 0 {
-			t.Errorf("ucp cart successes = %d: the fixture world serves no UCP cart", got)
+		sessions := 0
+		for _, st := range stores {
+			if o, _ := ucpTruth(fixtureStore(st)); o == OutcomeCheckoutReached {
+				sessions++
+			}
+		}
+		if got := board.Paths[5].CartSuccesses; got != sessions || sessions == 0 {
+			t.Errorf("ucp cart successes = %d, want %d stores where a checkout session is created (and more than 0)", got, sessions)
 		}
 		for _, st := range stores {
 			_, reason := ucpTruth(fixtureStore(st))

@@ -12,7 +12,8 @@ import (
 // runPlain runs the ucp or mcp path: the leaderboard's own plain-HTTP
 // agent paths (leaderboard.RunPath), one store, now. A storefront MCP
 // checkout_url or a UCP continue_url is never followed or kept; only
-// whether one came back.
+// whether one came back. The log is the path's step log: each operation
+// with its HTTP status or JSON-RPC outcome and protocol codes.
 func runPlain(ctx context.Context, opts Options, shopper Shopper, u *url.URL, rep *Report) error {
 	if opts.Client == nil {
 		return errors.New("shop: the plain-HTTP paths need a client")
@@ -21,7 +22,7 @@ func runPlain(ctx context.Context, opts Options, shopper Shopper, u *url.URL, re
 	if shopper == UCP {
 		path = leaderboard.PathUCP
 	}
-	outcome, reason, err := leaderboard.RunPath(ctx, leaderboard.RunOptions{
+	res, err := leaderboard.RunPathLog(ctx, leaderboard.RunOptions{
 		Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile, Now: opts.Now,
 	}, path, Origin(u))
 	if err != nil {
@@ -31,9 +32,9 @@ func runPlain(ctx context.Context, opts Options, shopper Shopper, u *url.URL, re
 		}
 		return err
 	}
-	rep.Outcome, rep.Reason = outcome, reason
-	rep.Log = append(rep.Log, Step{N: 1, Action: "agent path " + path, URL: Origin(u) + "/", Note: reason})
-	if strings.HasPrefix(reason, "unreachable_") {
+	rep.Outcome, rep.Reason = res.Outcome, res.Reason
+	rep.Log = append(rep.Log, res.Log...)
+	if strings.HasPrefix(res.Reason, "unreachable_") {
 		return ErrUnreachable
 	}
 	return nil

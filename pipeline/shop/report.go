@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"svc/pipeline/leaderboard"
+	"svc/pipeline/steplog"
 )
 
 // Outcomes of a run, in the words of the leaderboard (spec 2.11).
@@ -91,19 +92,10 @@ type Refusal struct {
 	Count  int    `json:"count"`
 }
 
-// Step is one action of a run. URL has no query or fragment, and on a
+// Step is one action of a run (package steplog, shared with the
+// leaderboard's plain-HTTP paths). URL has no query or fragment, and on a
 // checkout page it is withheld.
-type Step struct {
-	N      int    `json:"n"`
-	Action string `json:"action"`
-	// Role and Name describe the element acted on, as the shopper saw it.
-	Role  string `json:"role,omitempty"`
-	Name  string `json:"name,omitempty"`
-	Title string `json:"title,omitempty"`
-	URL   string `json:"url,omitempty"`
-	// Note says what came of the action, or why it was not taken.
-	Note string `json:"note,omitempty"`
-}
+type Step = steplog.Step
 
 // Screenshot is a small JPEG of the last page.
 type Screenshot struct {

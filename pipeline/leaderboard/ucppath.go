@@ -1,0 +1,466 @@
+package leaderboard
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+
+	"svc/pipeline/fetch"
+	"svc/pipeline/steplog"
+	"svc/pipeline/ucp"
+)
+
+// The UCP path (issue 21): it reads the business profile, negotiates the
+// protocol version, takes a shopping service binding (REST or MCP), finds
+// a product, creates a cart when the cart capability is declared, creates
+// a checkout session with one line item, reads it back, cancels it, and
+// stops. It never calls complete and never sends a payment instrument: no
+// code path builds either request (ucpForbidden guards the operation
+// names). Section names below are those of the official specification,
+// github.com/Universal-Commerce-Protocol/ucp, docs/specification/.
+
+// UCPVersions are the UCP protocol versions the path speaks, newest first:
+// the release svc validates profiles against (spec 2.4).
+var UCPVersions = []string{"2026-08-25"}
+
+// DefaultAgentProfile is the platform profile URL the path advertises in
+// UCP-Agent (overview "Platform Advertisement on Request": every request
+// MUST carry it) when RunOptions.AgentProfile is empty. svc publishes no
+// platform profile there yet; a business that fetches it answers
+// profile_unreachable, which the path reports as such.
+const DefaultAgentProfile = "https://svc.example/.well-known/ucp"
+
+// ucpForbidden are the operations the path never performs.
+var ucpForbidden = []string{"complete_checkout", "complete"}
+
+// ucpCodeRE is the shape of a UCP error or message code; anything else a
+// store sends is not copied into a log.
+var ucpCodeRE = regexp.MustCompile(`^[a-z][a-z0-9_.]{0,63}$`)
+
+// PathResult is one run of a plain-HTTP agent path: outcome, reason code
+// and the step log (ids and checkout or continue URLs redacted).
+type PathResult struct {
+	Outcome string
+	Reason  string
+	Log     []steplog.Step
+}
+
+// ucpRun is the UCP path at one store.
+type ucpRun struct {
+	client  *fetch.Client
+	profile string // the agent's own profile URL
+	log     []steplog.Step
+	ops     int // requests made to the binding
+}
+
+func (r *ucpRun) add(s steplog.Step) {
+	s.N = len(r.log) + 1
+	r.log = append(r.log, s)
+}
+
+func (r *ucpRun) end(outcome, reason string) PathResult {
+	return PathResult{Outcome: outcome, Reason: reason, Log: r.log}
+}
+
+// ucpDoc is the part of a profile the path reads.
+type ucpDoc struct {
+	UCP struct {
+		Version           string                     `json:"version"`
+		SupportedVersions map[string]string          `json:"supported_versions"`
+		Services          map[string]json.RawMessage `json:"services"`
+		Capabilities      map[string]json.RawMessage `json:"capabilities"`
+	} `json:"ucp"`
+}
+
+// negotiate picks the protocol version by the rules of overview "Initial
+// Service and Capability Discovery": the newest version both the business
+// (version and supported_versions keys) and the path speak; "" when none.
+func negotiate(d ucpDoc) string {
+	offered := []string{d.UCP.Version}
+	for v := range d.UCP.SupportedVersions {
+		offered = append(offered, v)
+	}
+	best := ""
+	for _, v := range offered {
+		if slices.Contains(UCPVersions, v) && v > best {
+			best = v
+		}
+	}
+	return best
+}
+
+// ucpPath runs the UCP path at origin, whose homepage passed the gate.
+func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
+	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile}
+	if r.profile == "" {
+		r.profile = DefaultAgentProfile
+	}
+	rep, err := opts.UCP.ValidateURL(ctx, origin, ucp.URLOptions{})
+	read := steplog.Step{Action: "read_profile", URL: origin + "/.well-known/ucp"}
+	if err != nil {
+		read.Note = "the validator refused the profile URL"
+		r.add(read)
+		if errors.Is(err, ucp.ErrTooLarge) {
+			return r.end(OutcomeNoCart, "ucp_profile_invalid")
+		}
+		return r.end(OutcomeError, "ucp_profile_refused")
+	}
+	read.Note = "profile " + string(rep.Verdict())
+	r.add(read)
+	switch rep.Verdict() {
+	case ucp.VerdictValid:
+	case ucp.VerdictMissing:
+		return r.end(OutcomeNoCart, "ucp_profile_missing")
+	case ucp.VerdictUnreachable:
+		return r.end(OutcomeNoCart, "ucp_profile_unreachable")
+	case ucp.VerdictUnvalidated:
+		// The run had no UCP schemas: whether the profile is valid is
+		// not known, so the path claims neither a cart nor its absence.
+		return r.end(OutcomeNotAttempted, "ucp_profile_unvalidated")
+	default:
+		return r.end(OutcomeNoCart, "ucp_profile_invalid")
+	}
+	var doc ucpDoc
+	if json.Unmarshal(rep.Profile, &doc) != nil {
+		return r.end(OutcomeNoCart, "ucp_profile_invalid")
+	}
+	if len(shoppingBindings(rep.Profile)) == 0 {
+		return r.end(OutcomeNoCart, "ucp_no_shopping_service")
+	}
+	// Version negotiation (overview "Protocol Version"): the newest mutual
+	// version; a version-specific profile for an older one, whose
+	// ucp.version must equal the key it was chosen by.
+	v := negotiate(doc)
+	if v == "" {
+		r.add(steplog.Step{Action: "negotiate_version", Codes: []string{"version_unsupported"},
+			Note: "the business offers " + offeredVersions(doc) + "; the path speaks " + strings.Join(UCPVersions, ", ")})
+		return r.end(OutcomeNoCart, "ucp_version_unsupported")
+	}
+	profile := rep.Profile
+	if v != doc.UCP.Version {
+		leaf := doc.UCP.SupportedVersions[v]
+		resp, err := r.client.Get(ctx, leaf)
+		step := steplog.Step{Action: "read_version_profile", URL: steplog.RedactURL(leaf)}
+		if err == nil {
+			step.Status = resp.StatusCode
+		}
+		var ld ucpDoc
+		if err != nil || resp.StatusCode != http.StatusOK || json.Unmarshal(resp.Body, &ld) != nil || ld.UCP.Version != v {
+			step.Note = "no usable profile for version " + v
+			r.add(step)
+			return r.end(OutcomeNoCart, "ucp_version_profile_unusable")
+		}
+		r.add(step)
+		doc, profile = ld, resp.Body
+	}
+	r.add(steplog.Step{Action: "negotiate_version", Note: "version " + v})
+
+	bindings := shoppingBindings(profile)
+	var b *binding
+	for i, x := range bindings {
+		if (opts.UCPTransport == "" && (x.Transport == "rest" || x.Transport == "mcp")) || x.Transport == opts.UCPTransport {
+			b = &bindings[i]
+			break
+		}
+	}
+	switch {
+	case b == nil && opts.UCPTransport != "":
+		r.add(steplog.Step{Action: "pick_binding", Note: "the profile declares no " + opts.UCPTransport + " binding"})
+		return r.end(OutcomeNoCart, "ucp_transport_not_declared")
+	case b == nil:
+		r.add(steplog.Step{Action: "pick_binding", Note: "no REST or MCP binding"})
+		return r.end(OutcomeNotAttempted, "ucp_binding_not_driven")
+	case !strings.HasPrefix(b.Endpoint, "https://"):
+		return r.end(OutcomeNoCart, "ucp_profile_invalid")
+	}
+	r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint), Note: b.Transport})
+	caps := map[string]bool{}
+	for k := range doc.UCP.Capabilities {
+		caps[k] = true
+	}
+	var d ucpDriver
+	if b.Transport == "mcp" {
+		m := &ucpMCP{run: r, endpoint: b.Endpoint}
+		if res, ok := m.open(ctx); !ok {
+			return res
+		}
+		d = m
+	} else {
+		d = &ucpREST{run: r, endpoint: strings.TrimSuffix(b.Endpoint, "/")}
+	}
+	return r.shop(ctx, d, caps, origin)
+}
+
+func offeredVersions(d ucpDoc) string {
+	vs := []string{d.UCP.Version}
+	for v := range d.UCP.SupportedVersions {
+		vs = append(vs, v)
+	}
+	sort.Strings(vs)
+	return strings.Join(slices.Compact(vs), ", ")
+}
+
+// ucpAnswer is one operation's answer, binding-independent.
+type ucpAnswer struct {
+	status  int            // HTTP status; 0 when none came
+	rpc     string         // JSON-RPC outcome of an MCP call
+	body    map[string]any // the UCP object (REST body, MCP structuredContent)
+	codes   []string       // UCP codes of errors and messages
+	failure string         // transport failure: timeout, unreachable, not_ucp
+}
+
+// ok reports a successful operation: an answer that is no error, and no
+// error response envelope (ucp.status "error": checkout rest.md "Error
+// Response").
+func (a ucpAnswer) ok() bool {
+	if a.failure != "" || a.status >= 400 || a.rpc != "" && a.rpc != "result" || a.body == nil {
+		return false
+	}
+	env, _ := a.body["ucp"].(map[string]any)
+	st, _ := env["status"].(string)
+	return st != "error"
+}
+
+// ucpDriver performs an operation over one binding. id is the session of
+// get, update and cancel.
+type ucpDriver interface {
+	do(ctx context.Context, op, id string, arg map[string]any) ucpAnswer
+	offers(op string) bool
+}
+
+// shop drives catalog → cart → checkout over d and stops.
+func (r *ucpRun) shop(ctx context.Context, d ucpDriver, caps map[string]bool, origin string) PathResult {
+	item := ""
+	if caps["dev.ucp.shopping.catalog.search"] && d.offers("search_catalog") {
+		a := d.do(ctx, "search_catalog", "", map[string]any{"query": "", "pagination": map[string]any{"limit": 10}})
+		if res, stop := r.failed(a, "ucp_catalog_failed"); stop {
+			return res
+		}
+		item = itemFromCatalog(a.body)
+		if item == "" {
+			return r.end(OutcomeNoCart, "ucp_catalog_empty")
+		}
+	} else {
+		item = r.publicCatalogItem(ctx, origin)
+		if item == "" {
+			return r.end(OutcomeNoCart, "ucp_no_product_source")
+		}
+	}
+	line := []any{map[string]any{"item": map[string]any{"id": item}, "quantity": 1}}
+	checkout := map[string]any{"line_items": line}
+	if caps["dev.ucp.shopping.cart"] && d.offers("create_cart") {
+		a := d.do(ctx, "create_cart", "", map[string]any{"line_items": line})
+		if res, stop := r.failed(a, "ucp_cart_failed"); stop {
+			return res
+		}
+		cartID, _ := a.body["id"].(string)
+		if cartID == "" {
+			return r.end(OutcomeNoCart, "ucp_cart_failed")
+		}
+		if d.offers("get_cart") {
+			d.do(ctx, "get_cart", cartID, nil)
+		}
+		// cart index.md: checkout is initialized from the cart by cart_id
+		// when the cart capability is advertised.
+		checkout = map[string]any{"cart_id": cartID}
+	}
+	a := d.do(ctx, "create_checkout", "", checkout)
+	if res, stop := r.failed(a, "ucp_checkout_refused"); stop {
+		return res
+	}
+	id, _ := a.body["id"].(string)
+	if id == "" {
+		return r.end(OutcomeNoCart, "ucp_checkout_refused")
+	}
+	d.do(ctx, "get_checkout", id, nil)
+	if d.offers("cancel_checkout") {
+		d.do(ctx, "cancel_checkout", id, nil)
+	}
+	return r.end(OutcomeCheckoutReached, "ucp_checkout_created")
+}
+
+// failed maps an operation that did not succeed to the path's end; stop
+// is false when it succeeded.
+func (r *ucpRun) failed(a ucpAnswer, refused string) (PathResult, bool) {
+	if a.ok() {
+		return PathResult{}, false
+	}
+	has := func(codes ...string) bool {
+		for _, c := range codes {
+			if slices.Contains(a.codes, c) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case a.failure == "timeout":
+		return r.end(OutcomeError, "ucp_binding_timeout"), true
+	case a.failure != "":
+		return r.end(OutcomeNoCart, "ucp_binding_unreachable"), true
+	case has("version_unsupported"):
+		return r.end(OutcomeNoCart, "ucp_version_unsupported"), true
+	case has("signature_missing", "signature_invalid", "key_not_found", "algorithm_unsupported", "digest_mismatch"):
+		// Message Signatures (signatures.md): svc holds no signing key
+		// published in a platform profile, so it cannot sign.
+		return r.end(OutcomeNoCart, "ucp_signature_required"), true
+	case has("identity_required", "insufficient_scope"), a.status == http.StatusUnauthorized, a.status == http.StatusForbidden:
+		// Identity linking: svc links no buyer account.
+		return r.end(OutcomeNoCart, "ucp_buyer_auth_required"), true
+	case has("invalid_profile_url", "profile_unreachable", "profile_malformed"):
+		return r.end(OutcomeNoCart, "ucp_agent_profile_refused"), true
+	case a.status == http.StatusTooManyRequests:
+		return r.end(OutcomeBlocked, "throttled"), true
+	case a.status == http.StatusNotFound && len(r.log) > 0 && r.firstOp():
+		return r.end(OutcomeNoCart, "ucp_binding_unreachable"), true
+	}
+	return r.end(OutcomeNoCart, refused), true
+}
+
+// firstOp reports whether the last step was the binding's first operation
+// (a 404 there means the declared binding is not served).
+func (r *ucpRun) firstOp() bool {
+	return r.ops <= 1
+}
+
+// itemFromCatalog takes the first available variant of a catalog answer
+// (catalog search.md: products[].variants[] with id and availability).
+func itemFromCatalog(body map[string]any) string {
+	products, _ := body["products"].([]any)
+	first := ""
+	for _, p := range products {
+		pm, _ := p.(map[string]any)
+		variants, _ := pm["variants"].([]any)
+		for _, v := range variants {
+			vm, _ := v.(map[string]any)
+			id, _ := vm["id"].(string)
+			if id == "" {
+				continue
+			}
+			if first == "" {
+				first = id
+			}
+			av, _ := vm["availability"].(map[string]any)
+			if ok, _ := av["available"].(bool); ok {
+				return id
+			}
+		}
+	}
+	return first
+}
+
+// publicCatalogItem finds an item id in the store's public JSON catalog
+// when the profile declares no catalog capability: /products.json, then
+// the WooCommerce Store API. The id is a variant's SKU (else its id).
+func (r *ucpRun) publicCatalogItem(ctx context.Context, origin string) string {
+	for _, path := range []string{"/products.json", "/wp-json/wc/store/v1/products", "/wp-json/wc/store/products"} {
+		resp, err := r.client.Get(ctx, origin+path)
+		step := steplog.Step{Action: "public_catalog", URL: origin + path}
+		if err != nil {
+			step.Note = "no answer"
+			r.add(step)
+			continue
+		}
+		step.Status = resp.StatusCode
+		item := ""
+		if resp.StatusCode == http.StatusOK {
+			item = itemFromPublicCatalog(resp.Body)
+		}
+		if item == "" {
+			step.Note = "no product"
+			r.add(step)
+			continue
+		}
+		step.Note = "product found"
+		r.add(step)
+		return item
+	}
+	return ""
+}
+
+func itemFromPublicCatalog(b []byte) string {
+	type variant struct {
+		ID        json.Number `json:"id"`
+		SKU       string      `json:"sku"`
+		Available *bool       `json:"available"`
+	}
+	var shop struct {
+		Products []struct {
+			Variants []variant `json:"variants"`
+		} `json:"products"`
+	}
+	pick := func(vs []variant) string {
+		for _, v := range vs {
+			if v.Available != nil && !*v.Available {
+				continue
+			}
+			if v.SKU != "" {
+				return v.SKU
+			}
+			if v.ID != "" {
+				return v.ID.String()
+			}
+		}
+		return ""
+	}
+	if json.Unmarshal(b, &shop) == nil && len(shop.Products) > 0 {
+		for _, p := range shop.Products {
+			if id := pick(p.Variants); id != "" {
+				return id
+			}
+		}
+		return ""
+	}
+	var woo []variant
+	if json.Unmarshal(b, &woo) == nil {
+		return pick(woo)
+	}
+	return ""
+}
+
+// uuid4 is a random RFC 4122 version 4 UUID, for Request-Id and
+// Idempotency-Key (rest.openapi.json: both format uuid).
+func uuid4() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:16])
+}
+
+// codesOf collects the UCP codes of an answer: a protocol error's code,
+// error.data.code, and the codes of messages (never their text).
+func codesOf(v map[string]any) []string {
+	var out []string
+	addCode := func(c any) {
+		if s, _ := c.(string); ucpCodeRE.MatchString(s) && !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if v == nil {
+		return nil
+	}
+	addCode(v["code"])
+	msgs, _ := v["messages"].([]any)
+	for _, m := range msgs {
+		mm, _ := m.(map[string]any)
+		addCode(mm["code"])
+	}
+	sort.Strings(out)
+	return out
+}
+
+func forbidden(op string) bool {
+	return slices.Contains(ucpForbidden, op) || strings.HasSuffix(op, "/complete")
+}
+
+// errForbidden is what a driver returns for an operation the path never
+// performs; reaching it is a bug the tests look for.
+var errForbidden = errors.New("ucp path: operation not allowed")

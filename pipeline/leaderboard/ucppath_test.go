@@ -1,0 +1,297 @@
+package leaderboard
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"svc/fixtures"
+	"svc/pipeline/fetch"
+	"svc/pipeline/steplog"
+	"svc/pipeline/ucp"
+)
+
+// ucpWorld serves the fixture world and keeps the server, whose record of
+// UCP operations holds the complete trap.
+type ucpWorld struct {
+	w      *fixtures.World
+	srv    *fixtures.Server
+	client *fetch.Client
+	ucp    *ucp.Validator
+}
+
+func startUCPWorld(t *testing.T) *ucpWorld {
+	t.Helper()
+	dir := fixtures.UCPSchemaDir()
+	if dir == "" {
+		t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
+	}
+	w := fixtures.Generate(1, fixtures.DefaultStores)
+	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: dir, Client: client, CacheDir: t.TempDir(), Offline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &ucpWorld{w: w, srv: srv, client: client, ucp: v}
+}
+
+// leaks lists what a step log must never hold: session ids, the continue
+// and checkout URLs the fixture service sends, the item ids.
+func leaks(log []steplog.Step) []string {
+	b, _ := json.Marshal(log)
+	s := string(b)
+	var out []string
+	for _, bad := range []string{"chk_", "cart_", "continue", "/checkouts/", "/cart/c/", "checkout_url", "key=fixture", "gid://"} {
+		if strings.Contains(s, bad) {
+			out = append(out, bad)
+		}
+	}
+	return out
+}
+
+// TestUCPPathOverFixtureWorld is the table test of issue 21: every store of
+// the fixture world that is a shop, over each binding, gets its known
+// outcome, reason and UCP error code; no step log holds an id or a
+// continue URL; and no request ever completed a checkout or carried
+// payment (the trap).
+func TestUCPPathOverFixtureWorld(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves the fixture world")
+	}
+	uw := startUCPWorld(t)
+	type row struct {
+		st        *fixtures.Store
+		transport string
+		want      fixtures.UCPPathTruth
+		got       PathResult
+	}
+	var rows []*row
+	for i := range uw.w.Stores {
+		st := &uw.w.Stores[i]
+		for _, tr := range []string{"rest", "mcp"} {
+			rows = append(rows, &row{st: st, transport: tr, want: st.UCPPath(tr)})
+		}
+	}
+	var wg sync.WaitGroup
+	sem := make(chan struct{}, 16)
+	for _, r := range rows {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			sem <- struct{}{}
+			defer func() { <-sem }()
+			res, err := RunPathLog(context.Background(), RunOptions{Client: uw.client, UCP: uw.ucp, UCPTransport: r.transport},
+				PathUCP, "https://"+r.st.Host)
+			if err != nil {
+				t.Errorf("%s: %v", r.st.Host, err)
+			}
+			r.got = res
+		}()
+	}
+	wg.Wait()
+	reached := map[string]int{}
+	kinds := map[string]bool{}
+	for _, r := range rows {
+		name := fmt.Sprintf("%s/%s %v", r.st.Host, r.transport, r.st.Traits)
+		if r.got.Outcome != r.want.Outcome || (r.want.Reason != "" && r.got.Reason != r.want.Reason) {
+			t.Errorf("%s: got %s [%s], want %s [%s]\nlog: %+v", name, r.got.Outcome, r.got.Reason, r.want.Outcome, r.want.Reason, r.got.Log)
+			continue
+		}
+		if r.want.Code != "" && !slices.ContainsFunc(r.got.Log, func(s steplog.Step) bool { return slices.Contains(s.Codes, r.want.Code) }) {
+			t.Errorf("%s: no step shows the UCP code %s: %+v", name, r.want.Code, r.got.Log)
+		}
+		if l := leaks(r.got.Log); len(l) > 0 {
+			t.Errorf("%s: the step log leaks %v: %+v", name, l, r.got.Log)
+		}
+		for i, s := range r.got.Log {
+			if s.N != i+1 {
+				t.Errorf("%s: step %d numbered %d", name, i+1, s.N)
+			}
+		}
+		if r.got.Outcome == OutcomeCheckoutReached {
+			reached[r.transport]++
+		}
+		for _, tr := range r.st.Traits {
+			if strings.HasPrefix(tr, "ucp_shop:") && r.got.Reason == r.want.Reason {
+				kinds[tr+" "+r.want.Reason] = true
+			}
+		}
+	}
+	// The world is not all failures or all successes: both bindings
+	// create sessions, and every failure kind is met.
+	if reached["rest"] < 10 || reached["mcp"] < 2 {
+		t.Errorf("checkout sessions created: %v, want many over REST and some over MCP", reached)
+	}
+	for _, want := range []string{"ucp_buyer_auth_required", "ucp_version_unsupported", "ucp_checkout_refused", "ucp_signature_required",
+		"ucp_binding_timeout", "ucp_binding_unreachable", "ucp_transport_not_declared", "ucp_no_product_source"} {
+		if !slices.ContainsFunc(rows, func(r *row) bool { return r.got.Reason == want }) {
+			t.Errorf("no store ended with %s", want)
+		}
+	}
+
+	// The trap: never a complete, never payment data.
+	if traps := uw.srv.UCPTraps(); len(traps) != 0 {
+		t.Errorf("the UCP path set the trap: %+v", traps)
+	}
+	// Every operation carried the agent profile; every REST request a
+	// request id; every state-changing one an idempotency key. Every
+	// created session was cancelled.
+	created, cancelled := 0, 0
+	for _, op := range uw.srv.UCPOps() {
+		if op.Agent == "" && op.Op != "initialize" {
+			t.Errorf("%s %s %s: no UCP-Agent profile", op.Host, op.Transport, op.Op)
+		}
+		if op.Transport == "rest" && !op.RequestID {
+			t.Errorf("%s rest %s: no Request-Id", op.Host, op.Op)
+		}
+		mutating := op.Op == "create_cart" || op.Op == "create_checkout" || op.Op == "cancel_checkout"
+		if mutating && !op.IdempotencyKey {
+			t.Errorf("%s %s %s: no idempotency key", op.Host, op.Transport, op.Op)
+		}
+		switch op.Session {
+		case "created":
+			created++
+		case "canceled":
+			cancelled++
+		}
+	}
+	if created == 0 || created != cancelled {
+		t.Errorf("%d sessions created, %d cancelled: every one must be cancelled", created, cancelled)
+	}
+}
+
+// TestUCPTrapRecordsComplete proves the trap can fire: a complete call and
+// a body with payment data are recorded, so an empty record means neither
+// happened.
+func TestUCPTrapRecordsComplete(t *testing.T) {
+	uw := startUCPWorld(t)
+	var host string
+	for _, st := range uw.w.Stores {
+		if st.UCPPath("rest").Outcome == OutcomeCheckoutReached {
+			host = st.Host
+			break
+		}
+	}
+	if host == "" {
+		t.Fatal("no store where the REST path creates a session")
+	}
+	ctx := context.Background()
+	h := http.Header{"UCP-Agent": {`profile="https://agent.example/profile"`}, "Content-Type": {"application/json"}}
+	for _, req := range []fetch.Request{
+		{Method: http.MethodPost, URL: "https://" + host + "/ucp/v1/checkout-sessions/chk_0123456789ab_X/complete", Header: h, Body: []byte(`{}`)},
+		{Method: http.MethodPost, URL: "https://" + host + "/ucp/v1/checkout-sessions", Header: h,
+			Body: []byte(`{"line_items":[{"item":{"id":"X"},"quantity":1}],"payment":{"instruments":[{"type":"card"}]}}`)},
+	} {
+		if _, err := uw.client.Do(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+	}
+	traps := uw.srv.UCPTraps()
+	if len(traps) != 2 || traps[0].Trap != "complete_checkout" || traps[1].Trap != "payment" {
+		t.Errorf("traps = %+v, want complete_checkout then payment", traps)
+	}
+}
+
+// TestUCPPathNeverCompletes holds the drivers to their list: complete is
+// no operation of either binding, whatever a store's tool list offers.
+func TestUCPPathNeverCompletes(t *testing.T) {
+	rest := &ucpREST{run: &ucpRun{}}
+	mcp := &ucpMCP{run: &ucpRun{}, tools: map[string]bool{"complete_checkout": true, "create_checkout": true}}
+	for _, d := range []ucpDriver{rest, mcp} {
+		if d.offers("complete_checkout") {
+			t.Errorf("%T offers complete_checkout", d)
+		}
+		if a := d.do(context.Background(), "complete_checkout", "chk_1", nil); a.failure == "" {
+			t.Errorf("%T performed complete_checkout: %+v", d, a)
+		}
+	}
+}
+
+// Cases ported from the official specification's examples
+// (github.com/Universal-Commerce-Protocol/ucp, docs/specification/
+// overview/index.md "Error Codes" / "Transport Bindings",
+// shopping/checkout/rest.md "Error Response", identity-linking
+// "identity_required"): each answer body and status maps to the path's
+// reason.
+func TestUCPAnswersFromSpecExamples(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		status int
+		rpc    string
+		body   string
+		want   string
+	}{
+		{"REST version unsupported (overview Transport Bindings)", 422, "",
+			`{"code":"version_unsupported","content":"Protocol version 2026-01-12 is not supported.","continue_url":"https://merchant.com/cart"}`, "ucp_version_unsupported"},
+		{"REST discovery failure 424 (overview Transport Bindings)", 424, "",
+			`{"code":"profile_unreachable","content":"Unable to fetch agent profile: connection timeout","continue_url":"https://merchant.com/cart"}`, "ucp_agent_profile_refused"},
+		{"REST unauthorized without body (overview Transport Bindings)", 401, "", ``, "ucp_buyer_auth_required"},
+		{"REST rate limit (overview Transport Bindings)", 429, "", ``, "throttled"},
+		{"create checkout, all items out of stock (checkout rest.md Error Response)", 200, "",
+			`{"ucp":{"version":"2026-01-11","status":"error"},"messages":[{"type":"error","code":"out_of_stock","content":"All requested items are currently out of stock","severity":"unrecoverable"}],"continue_url":"https://merchant.com/"}`, "ucp_checkout_refused"},
+		{"capabilities incompatible (overview Transport Bindings)", 200, "",
+			`{"ucp":{"version":"2026-08-25","status":"error","capabilities":{}},"messages":[{"type":"error","code":"capabilities_incompatible","content":"No compatible capabilities in the intersection","severity":"unrecoverable"}],"continue_url":"https://merchant.com"}`, "ucp_checkout_refused"},
+		{"identity_required (identity-linking Error Handling)", 401, "",
+			`{"messages":[{"type":"error","code":"identity_required","content":"User identity is required to access order history.","severity":"requires_buyer_review"}]}`, "ucp_buyer_auth_required"},
+		{"MCP version unsupported (overview Transport Bindings)", 200, "error -32001",
+			`{"code":"version_unsupported","content":"Protocol version 2026-01-12 is not supported."}`, "ucp_version_unsupported"},
+		{"MCP unauthorized (overview Transport Bindings)", 200, "error -32000", ``, "ucp_checkout_refused"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			a := ucpAnswer{status: c.status, rpc: c.rpc}
+			if c.body != "" {
+				if err := json.Unmarshal([]byte(c.body), &a.body); err != nil {
+					t.Fatal(err)
+				}
+				a.codes = codesOf(a.body)
+			}
+			r := &ucpRun{ops: 3}
+			res, stop := r.failed(a, "ucp_checkout_refused")
+			if !stop || res.Reason != c.want {
+				t.Errorf("reason %q (stop %v), want %q", res.Reason, stop, c.want)
+			}
+		})
+	}
+	// The spec's create checkout answer (checkout rest.md "Create
+	// Checkout", 201 with status incomplete) is a created session.
+	var created map[string]any
+	_ = json.Unmarshal([]byte(`{"ucp":{"version":"2026-08-25","capabilities":{"dev.ucp.shopping.checkout":[{"version":"2026-08-25"}]}},"id":"chk_1234567890","status":"incomplete","messages":[{"type":"error","code":"missing","path":"$.buyer.email","content":"Buyer email is required","severity":"recoverable"}],"currency":"USD"}`), &created)
+	if a := (ucpAnswer{status: 201, body: created, codes: codesOf(created)}); !a.ok() || !slices.Equal(a.codes, []string{"missing"}) {
+		t.Errorf("the spec's created checkout: ok %v codes %v", a.ok(), a.codes)
+	}
+}
+
+// TestNegotiate ports the version rules of overview "Protocol Version":
+// the newest mutual version, from version or supported_versions keys.
+func TestNegotiate(t *testing.T) {
+	for _, c := range []struct {
+		version   string
+		supported map[string]string
+		want      string
+	}{
+		{"2026-08-25", nil, "2026-08-25"},
+		{"2026-04-08", nil, ""},
+		{"2027-01-15", map[string]string{"2026-08-25": "https://shop.example/.well-known/ucp/2026-08-25"}, "2026-08-25"},
+		{"2026-01-23", map[string]string{"2026-01-11": "https://business.example.com/.well-known/ucp/2026-01-11"}, ""}, // the spec's example: no mutual version
+	} {
+		var d ucpDoc
+		d.UCP.Version, d.UCP.SupportedVersions = c.version, c.supported
+		if got := negotiate(d); got != c.want {
+			t.Errorf("negotiate(%s, %v) = %q, want %q", c.version, c.supported, got, c.want)
+		}
+	}
+}
