@@ -45,6 +45,10 @@ type Layer struct {
 	db      *sql.DB
 	stmts   map[string]*sql.Stmt
 	loaded  time.Duration
+	// cacheErr is why product_data or agent_facts are read from Parquet
+	// pages rather than a row cache built at load; nil when cached or
+	// not asked for.
+	cacheErr error
 
 	refs   atomic.Int64 // the server's reference plus one per request
 	closed chan struct{}
@@ -78,8 +82,23 @@ var (
 // store_answers.parquet: there is nothing to read yet.
 var ErrNoTables = errors.New("no store_answers.parquet in the snapshot")
 
+// Options tune Open.
+type Options struct {
+	// TempDir is where the row caches of product_data and agent_facts are
+	// written (removed at once, kept open); "" for the system's.
+	TempDir string
+	// NoRowCache reads product_data and agent_facts from their Parquet
+	// pages, as before the row caches (for comparison in tests).
+	NoRowCache bool
+}
+
 // Open builds the read layer of a published version folder.
 func Open(ctx context.Context, dir, version string) (*Layer, error) {
+	return OpenWith(ctx, dir, version, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir, version string, opt Options) (*Layer, error) {
 	if _, err := os.Stat(filepath.Join(dir, datasets.StoreAnswers.Name+".parquet")); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoTables
@@ -89,20 +108,7 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, readLayerOpenTime)
 	defer cancel()
-	// A load decodes every lookup column of the snapshot: hundreds of
-	// megabytes of short-lived garbage at a million stores, which the
-	// default GC pacing lets grow to twice the live heap. Collect more
-	// often while it runs, and hand the garbage back to the OS when it is
-	// done: snapshots change weekly, and RSS would otherwise stay at the
-	// load's peak.
-	defer debug.FreeOSMemory()
-	gc := debug.SetGCPercent(20)
-	rows, err := loadRows(ctx, dir)
-	debug.SetGCPercent(gc)
-	if err != nil {
-		return nil, fmt.Errorf("read layer %s: %w", version, err)
-	}
-	rl := &Layer{version: version, dir: dir, rows: rows, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
+	rl := &Layer{version: version, dir: dir, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
 	for _, pr := range []struct {
 		t    *datasets.Table
 		cols []string
@@ -121,8 +127,46 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 		}
 		*pr.dst = p
 	}
+	// The row caches of the per-host documents are copied while the
+	// lookup records load.
+	var caching sync.WaitGroup
+	cacheErrs := make([]error, 2)
+	if !opt.NoRowCache {
+		for i, p := range []*parquetRows{rl.product, rl.facts} {
+			if p == nil {
+				continue
+			}
+			caching.Go(func() {
+				c, err := buildRowCache(ctx, p, opt.TempDir)
+				p.cache, cacheErrs[i] = c, err
+			})
+		}
+	}
+	// A load decodes every lookup column of the snapshot: hundreds of
+	// megabytes of short-lived garbage at a million stores, which the
+	// default GC pacing lets grow to twice the live heap. Collect more
+	// often while it runs, and hand the garbage back to the OS when it is
+	// done: snapshots change weekly, and RSS would otherwise stay at the
+	// load's peak.
+	defer debug.FreeOSMemory()
+	gc := debug.SetGCPercent(20)
+	rows, err := loadRows(ctx, dir)
+	caching.Wait()
+	debug.SetGCPercent(gc)
+	if err == nil {
+		err = ctx.Err() // a cache cut short by the deadline is no reason to read slowly
+	}
+	if err != nil {
+		rl.closeFiles()
+		return nil, fmt.Errorf("read layer %s: %w", version, err)
+	}
+	rl.rows = rows
+	// A cache that could not be built (no room for the scratch file, say)
+	// leaves that table read from its pages: slower, the same answers.
+	rl.cacheErr = errors.Join(cacheErrs...)
 	db, err := duck.OpenDatasets(ctx, dir, duckSettings)
 	if err != nil {
+		rl.rows.free()
 		rl.closeFiles()
 		return nil, fmt.Errorf("read layer %s: %w", version, err)
 	}
@@ -145,6 +189,7 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 		st, err := db.PrepareContext(ctx, svcsql.Text(file))
 		if err != nil {
 			db.Close()
+			rl.rows.free()
 			rl.closeFiles()
 			return nil, fmt.Errorf("read layer %s: prepare %s: %w", version, file, err)
 		}
