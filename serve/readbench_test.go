@@ -102,7 +102,7 @@ func BenchmarkSavedReadsMillion(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		_, loaded := child.memory()
+		loadPeak, loaded := child.memory()
 		// The floor: a file of each read's mean answer size, served by a
 		// bare http.FileServer in a child process of its own.
 		floorDir := b.TempDir()
@@ -130,34 +130,8 @@ func BenchmarkSavedReadsMillion(b *testing.B) {
 		}
 		floor.stop()
 		peak, _ := child.memory()
-		// A new snapshot under load: the server builds its read layer while
-		// the old one serves, then swaps them.
-		if err := copyTree(filepath.Join(pub, "2026-11-16"), filepath.Join(pub, "2026-11-23")); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.Symlink("2026-11-23", filepath.Join(pub, "latest.new")); err != nil {
-			b.Fatal(err)
-		}
-		if err := os.Rename(filepath.Join(pub, "latest.new"), filepath.Join(pub, "latest")); err != nil {
-			b.Fatal(err)
-		}
-		// Load until the server serves the new snapshot (at most 3 minutes).
-		var swapLat []time.Duration
-		swapStart := time.Now()
-		for child.version(b, synthHost(0)) != "2026-11-23" {
-			if time.Since(swapStart) > 3*time.Minute {
-				b.Fatalf("the server did not pick up the new snapshot in 3 minutes")
-			}
-			swapLat = append(swapLat, readLoad(b, child.addr, "/api/precheck?url=", n, 2*time.Second).lat...)
-		}
-		swap := summarize(swapLat, time.Since(swapStart))
-		peakSwap, _ := child.memory()
-		child.stop()
-		os.RemoveAll(filepath.Join(pub, "2026-11-23"))
-		os.Remove(filepath.Join(pub, "latest"))
-		os.Symlink("2026-11-16", filepath.Join(pub, "latest"))
-		fmt.Printf("saved reads on %d stores (load %s, lookup records %s MB, RSS after load %s MB), %d workers, %s a read and %s its floor, GOMAXPROCS %d:\n",
-			n, child.loadMS+" ms", child.lookupMB, mb(loaded), readBenchWorkers, d, d, runtime.GOMAXPROCS(0))
+		fmt.Printf("saved reads on %d stores (load %s ms, lookup records %s MB, row caches %s MB on disk, peak RSS while loading %s MB, after %s MB), %d workers, %s a read and %s its floor, GOMAXPROCS %d:\n",
+			n, child.loadMS, child.lookupMB, child.cacheMB, mb(loadPeak), mb(loaded), readBenchWorkers, d, d, runtime.GOMAXPROCS(0))
 		fmt.Printf("  %-12s %7s %9s %9s %9s %9s %9s %9s %7s %7s\n", "read", "bytes", "req/s", "p50", "p99", "max", "floor p50", "floor p99", "x p50", "x p99")
 		for i, c := range readBenchCases {
 			r, f := reads[i], floors[i]
@@ -173,6 +147,33 @@ func BenchmarkSavedReadsMillion(b *testing.B) {
 			b.ReportMetric(ratio(r.p99, f.p99), key+"-p99-x-floor")
 		}
 		fmt.Printf("  p99 target <= %s each; x is the read's latency over the FileServer floor's\n", readBenchTargetP99)
+		// A new snapshot under load: the server builds its read layer while
+		// the old one serves, then swaps them.
+		if err := copyTree(filepath.Join(pub, "2026-11-16"), filepath.Join(pub, "2026-11-23")); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Symlink("2026-11-23", filepath.Join(pub, "latest.new")); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.Rename(filepath.Join(pub, "latest.new"), filepath.Join(pub, "latest")); err != nil {
+			b.Fatal(err)
+		}
+		// Load until the server serves the new snapshot (at most 10
+		// minutes: on a shared machine, a million stores load slowly).
+		var swapLat []time.Duration
+		swapStart := time.Now()
+		for child.version(b, synthHost(0)) != "2026-11-23" {
+			if time.Since(swapStart) > 10*time.Minute {
+				b.Fatalf("the server did not pick up the new snapshot in 10 minutes")
+			}
+			swapLat = append(swapLat, readLoad(b, child.addr, "/api/precheck?url=", n, 2*time.Second).lat...)
+		}
+		swap := summarize(swapLat, time.Since(swapStart))
+		peakSwap, _ := child.memory()
+		child.stop()
+		os.RemoveAll(filepath.Join(pub, "2026-11-23"))
+		os.Remove(filepath.Join(pub, "latest"))
+		os.Symlink("2026-11-16", filepath.Join(pub, "latest"))
 		fmt.Printf("  server peak RSS %s MB (target <= %d MB)\n", mb(peak), readBenchTargetRSS>>20)
 		fmt.Printf("  a new snapshot under precheck load: picked up in %s, peak RSS %s MB, precheck p99 %s meanwhile, no failed request\n",
 			time.Since(swapStart).Round(time.Second), mb(peakSwap), swap.p99.Round(time.Microsecond))
@@ -293,6 +294,7 @@ type readServer struct {
 	addr     string
 	loadMS   string
 	lookupMB string
+	cacheMB  string
 }
 
 // startReadServer runs TestReadServerChild over dataDir and waits until it
@@ -303,7 +305,7 @@ func startReadServer(dataDir string) (*readServer, error) {
 
 // startChild runs the test binary's child test name with env added and
 // waits until it prints its listening line: "READ-SERVER <addr> <load ms>
-// <lookup MB>" or "FILE-SERVER <addr>". SVC_READ_SERVER_FLAGS goes to the
+// <lookup MB> <row cache MB>" or "FILE-SERVER <addr>". SVC_READ_SERVER_FLAGS goes to the
 // read server only.
 func startChild(name, env string) (*readServer, error) {
 	exe, err := os.Executable()
@@ -333,8 +335,8 @@ func startChild(name, env string) (*readServer, error) {
 	for sc.Scan() {
 		f := strings.Fields(sc.Text())
 		switch {
-		case len(f) == 4 && f[0] == "READ-SERVER":
-			s.addr, s.loadMS, s.lookupMB = f[1], f[2], f[3]
+		case len(f) == 5 && f[0] == "READ-SERVER":
+			s.addr, s.loadMS, s.lookupMB, s.cacheMB = f[1], f[2], f[3], f[4]
 		case len(f) == 2 && f[0] == "FILE-SERVER":
 			s.addr = f[1]
 		default:
@@ -396,7 +398,7 @@ func (s *readServer) stop() {
 
 // TestReadServerChild is the benchmark's server process: it serves
 // SVC_READ_SERVER_DIR on a loopback port, prints "READ-SERVER <addr>
-// <load ms> <lookup MB>" when it listens, and stops when its standard input
+// <load ms> <lookup MB> <row cache MB>" when it listens, and stops when its standard input
 // closes. Without that variable it does nothing.
 func TestReadServerChild(t *testing.T) {
 	dir := os.Getenv("SVC_READ_SERVER_DIR")
@@ -423,7 +425,11 @@ func TestReadServerChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	go srv.Serve(ln)
-	fmt.Printf("READ-SERVER %s %d %d\n", ln.Addr(), loaded.Milliseconds(), rl.(*readlayer.Layer).MemBytes()>>20)
+	layer := rl.(*readlayer.Layer)
+	if err := layer.RowCacheErr(); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Printf("READ-SERVER %s %d %d %d\n", ln.Addr(), loaded.Milliseconds(), layer.MemBytes()>>20, layer.RowCacheBytes()>>20)
 	io.Copy(io.Discard, os.Stdin)
 	srv.Close()
 }
