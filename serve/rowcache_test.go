@@ -55,6 +55,16 @@ func compareRowCache(t *testing.T, dir, version string) {
 	if pages.RowCacheBytes() != 0 {
 		t.Fatal("NoRowCache built a cache")
 	}
+	// A cache that cannot be written (its folder is missing) leaves the
+	// snapshot served from the pages, with the reason kept for the log.
+	fallback, err := readlayer.OpenWith(ctx, dir, version, readlayer.Options{TempDir: filepath.Join(t.TempDir(), "missing")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer fallback.Release()
+	if fallback.RowCacheErr() == nil || fallback.RowCacheBytes() != 0 {
+		t.Fatalf("no scratch folder: error %v, %d bytes", fallback.RowCacheErr(), fallback.RowCacheBytes())
+	}
 	db, err := duck.OpenDatasets(ctx, dir, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +105,13 @@ func compareRowCache(t *testing.T, dir, version string) {
 		if d := cmp.Diff(pp, pc); d != "" {
 			t.Fatalf("%s: product data (-pages +cache):\n%s", host, d)
 		}
+		if rf, _ := fallback.Lookup(host); rf == nil {
+			t.Fatalf("%s: not found without caches", host)
+		} else if pf, err := fallback.Product(rf); err != nil || cmp.Diff(pp, pf) != "" {
+			t.Fatalf("%s: product data with a failed cache: %v %s", host, err, cmp.Diff(pp, pf))
+		} else if ff, err := fallback.HostFacts(rf); err != nil || cmp.Diff(fc0(pages, rp), ff) != "" {
+			t.Fatalf("%s: facts with a failed cache: %v", host, err)
+		}
 		if d := cmp.Diff(products[host], pc); d != "" {
 			t.Fatalf("%s: product data (-duckdb +cache):\n%s", host, d)
 		}
@@ -122,6 +139,12 @@ func compareRowCache(t *testing.T, dir, version string) {
 	if withProduct != len(products) || withFacts != len(facts) {
 		t.Errorf("%d hosts with product data, %d with facts; DuckDB has %d and %d", withProduct, withFacts, len(products), len(facts))
 	}
+}
+
+// fc0 is host's facts read from the pages.
+func fc0(pages *readlayer.Layer, r *readlayer.Row) []readlayer.Fact {
+	f, _ := pages.HostFacts(r)
+	return f
 }
 
 func query[T any](t *testing.T, db *sql.DB, q string, scan func(*sql.Rows) (T, error)) []T {
