@@ -24,8 +24,13 @@ import (
 //     data) look the host up in a rowStore built when the snapshot loads:
 //     the lookup columns of store_answers, checks, stores, ucp_validations
 //     and product_data, merged by host and compressed in memory;
-//   - reads that filter or scan (the directory, agent facts, the product
-//     data documents) query an in-process DuckDB with the analyst views
+//   - the per-host JSON documents of product_data and agent_facts are
+//     read at the host's row numbers from row caches: the rows of both
+//     tables, copied at load into small snappy blocks of an unlinked
+//     scratch file (rowcache.go); the store page's checks.result_json and
+//     UCP report are read from the Parquet pages at their rows;
+//   - reads that filter or scan (the directory, a category's agent facts)
+//     query an in-process DuckDB with the analyst views
 //     (datasets.ViewsSQL) over the version's Parquet files, opened with
 //     extension auto-install and auto-load off so it never reaches for the
 //     network, and with a memory limit.
@@ -131,13 +136,15 @@ func OpenWith(ctx context.Context, dir, version string, opt Options) (*Layer, er
 	// lookup records load.
 	var caching sync.WaitGroup
 	cacheErrs := make([]error, 2)
+	cctx, stopCaching := context.WithCancel(ctx)
+	defer stopCaching()
 	if !opt.NoRowCache {
 		for i, p := range []*parquetRows{rl.product, rl.facts} {
 			if p == nil {
 				continue
 			}
 			caching.Go(func() {
-				c, err := buildRowCache(ctx, p, opt.TempDir)
+				c, err := buildRowCache(cctx, p, opt.TempDir)
 				p.cache, cacheErrs[i] = c, err
 			})
 		}
@@ -151,10 +158,15 @@ func OpenWith(ctx context.Context, dir, version string, opt Options) (*Layer, er
 	defer debug.FreeOSMemory()
 	gc := debug.SetGCPercent(20)
 	rows, err := loadRows(ctx, dir)
+	if err != nil {
+		stopCaching()
+	}
 	caching.Wait()
 	debug.SetGCPercent(gc)
 	if err == nil {
-		err = ctx.Err() // a cache cut short by the deadline is no reason to read slowly
+		// Past the load's deadline the snapshot fails, as it did before
+		// the caches, rather than serving with a cache cut short.
+		err = ctx.Err()
 	}
 	if err != nil {
 		rl.closeFiles()
