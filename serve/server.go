@@ -281,7 +281,11 @@ func (s *Server) reload(ctx context.Context) error {
 	s.reads.pruneHistory(read, s.now())
 	attrs := []any{"version", version, "files", len(files)}
 	if layer != nil {
-		attrs = append(attrs, "stores", layer.Stores(), "lookup_mb", layer.MemBytes()>>20, "load_ms", layer.LoadTime().Milliseconds())
+		attrs = append(attrs, "stores", layer.Stores(), "lookup_mb", layer.MemBytes()>>20, "load_ms", layer.LoadTime().Milliseconds(),
+			"row_cache_mb", layer.RowCacheBytes()>>20)
+		if err := layer.RowCacheErr(); err != nil {
+			attrs = append(attrs, "row_cache_error", err.Error())
+		}
 	}
 	s.log.Info("snapshot loaded", attrs...)
 	return nil

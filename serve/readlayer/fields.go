@@ -11,9 +11,10 @@ import (
 // A field is named after its column; columns of ucp_validations,
 // product_data and stores that clash with a store_answers column get a
 // prefix. Big JSON documents (the product data itself, vendor readiness,
-// agent facts, the UCP report, result_json) stay in Parquet and are read
-// with DuckDB when asked for: they would cost more memory than every
-// other field together.
+// agent facts, the UCP report, result_json) stay out of the records and
+// are read at the host's row when asked for (product data and agent facts
+// from the row caches, rowcache.go): they would cost more memory than
+// every other field together.
 
 type fieldKind uint8
 

@@ -24,8 +24,13 @@ import (
 //     data) look the host up in a rowStore built when the snapshot loads:
 //     the lookup columns of store_answers, checks, stores, ucp_validations
 //     and product_data, merged by host and compressed in memory;
-//   - reads that filter or scan (the directory, agent facts, the product
-//     data documents) query an in-process DuckDB with the analyst views
+//   - the per-host JSON documents of product_data and agent_facts are
+//     read at the host's row numbers from row caches: the rows of both
+//     tables, copied at load into small snappy blocks of an unlinked
+//     scratch file (rowcache.go); the store page's checks.result_json and
+//     UCP report are read from the Parquet pages at their rows;
+//   - reads that filter or scan (the directory, a category's agent facts)
+//     query an in-process DuckDB with the analyst views
 //     (datasets.ViewsSQL) over the version's Parquet files, opened with
 //     extension auto-install and auto-load off so it never reaches for the
 //     network, and with a memory limit.
@@ -45,6 +50,10 @@ type Layer struct {
 	db      *sql.DB
 	stmts   map[string]*sql.Stmt
 	loaded  time.Duration
+	// cacheErr is why product_data or agent_facts are read from Parquet
+	// pages rather than a row cache built at load; nil when cached or
+	// not asked for.
+	cacheErr error
 
 	refs   atomic.Int64 // the server's reference plus one per request
 	closed chan struct{}
@@ -78,8 +87,23 @@ var (
 // store_answers.parquet: there is nothing to read yet.
 var ErrNoTables = errors.New("no store_answers.parquet in the snapshot")
 
+// Options tune Open.
+type Options struct {
+	// TempDir is where the row caches of product_data and agent_facts are
+	// written (removed at once, kept open); "" for the system's.
+	TempDir string
+	// NoRowCache reads product_data and agent_facts from their Parquet
+	// pages, as before the row caches (for comparison in tests).
+	NoRowCache bool
+}
+
 // Open builds the read layer of a published version folder.
 func Open(ctx context.Context, dir, version string) (*Layer, error) {
+	return OpenWith(ctx, dir, version, Options{})
+}
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dir, version string, opt Options) (*Layer, error) {
 	if _, err := os.Stat(filepath.Join(dir, datasets.StoreAnswers.Name+".parquet")); err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil, ErrNoTables
@@ -89,20 +113,7 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 	start := time.Now()
 	ctx, cancel := context.WithTimeout(ctx, readLayerOpenTime)
 	defer cancel()
-	// A load decodes every lookup column of the snapshot: hundreds of
-	// megabytes of short-lived garbage at a million stores, which the
-	// default GC pacing lets grow to twice the live heap. Collect more
-	// often while it runs, and hand the garbage back to the OS when it is
-	// done: snapshots change weekly, and RSS would otherwise stay at the
-	// load's peak.
-	defer debug.FreeOSMemory()
-	gc := debug.SetGCPercent(20)
-	rows, err := loadRows(ctx, dir)
-	debug.SetGCPercent(gc)
-	if err != nil {
-		return nil, fmt.Errorf("read layer %s: %w", version, err)
-	}
-	rl := &Layer{version: version, dir: dir, rows: rows, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
+	rl := &Layer{version: version, dir: dir, stmts: map[string]*sql.Stmt{}, closed: make(chan struct{})}
 	for _, pr := range []struct {
 		t    *datasets.Table
 		cols []string
@@ -121,8 +132,53 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 		}
 		*pr.dst = p
 	}
+	// The row caches of the per-host documents are copied while the
+	// lookup records load.
+	var caching sync.WaitGroup
+	cacheErrs := make([]error, 2)
+	cctx, stopCaching := context.WithCancel(ctx)
+	defer stopCaching()
+	if !opt.NoRowCache {
+		for i, p := range []*parquetRows{rl.product, rl.facts} {
+			if p == nil {
+				continue
+			}
+			caching.Go(func() {
+				c, err := buildRowCache(cctx, p, opt.TempDir)
+				p.cache, cacheErrs[i] = c, err
+			})
+		}
+	}
+	// A load decodes every lookup column of the snapshot: hundreds of
+	// megabytes of short-lived garbage at a million stores, which the
+	// default GC pacing lets grow to twice the live heap. Collect more
+	// often while it runs, and hand the garbage back to the OS when it is
+	// done: snapshots change weekly, and RSS would otherwise stay at the
+	// load's peak.
+	defer debug.FreeOSMemory()
+	gc := debug.SetGCPercent(20)
+	rows, err := loadRows(ctx, dir)
+	if err != nil {
+		stopCaching()
+	}
+	caching.Wait()
+	debug.SetGCPercent(gc)
+	if err == nil {
+		// Past the load's deadline the snapshot fails, as it did before
+		// the caches, rather than serving with a cache cut short.
+		err = ctx.Err()
+	}
+	if err != nil {
+		rl.closeFiles()
+		return nil, fmt.Errorf("read layer %s: %w", version, err)
+	}
+	rl.rows = rows
+	// A cache that could not be built (no room for the scratch file, say)
+	// leaves that table read from its pages: slower, the same answers.
+	rl.cacheErr = errors.Join(cacheErrs...)
 	db, err := duck.OpenDatasets(ctx, dir, duckSettings)
 	if err != nil {
+		rl.rows.free()
 		rl.closeFiles()
 		return nil, fmt.Errorf("read layer %s: %w", version, err)
 	}
@@ -145,6 +201,7 @@ func Open(ctx context.Context, dir, version string) (*Layer, error) {
 		st, err := db.PrepareContext(ctx, svcsql.Text(file))
 		if err != nil {
 			db.Close()
+			rl.rows.free()
 			rl.closeFiles()
 			return nil, fmt.Errorf("read layer %s: prepare %s: %w", version, file, err)
 		}

@@ -31,6 +31,9 @@ type parquetRows struct {
 	// decoders it last used, so a seek costs the pages read, not a new
 	// set of buffers (a megabyte a read without it).
 	readers sync.Pool
+	// cache, when the snapshot's rows were copied at load, serves the
+	// reads instead of the Parquet pages (rowcache.go).
+	cache *rowCache
 }
 
 // openParquetRows opens dir/<table>.parquet for reads of cols.
@@ -49,6 +52,9 @@ func openParquetRows(dir string, t *datasets.Table, cols []string) (*parquetRows
 // read calls fn with rows start to start+n-1; a row is only valid during
 // the call.
 func (p *parquetRows) read(start int64, n int, fn func(parquet.Row) error) error {
+	if p.cache != nil {
+		return p.cache.read(start, n, fn)
+	}
 	if start < 0 || n <= 0 || start+int64(n) > p.pf.NumRows() {
 		return fmt.Errorf("read %s: rows %d+%d out of %d", p.name, start, n, p.pf.NumRows())
 	}
@@ -79,7 +85,12 @@ func (p *parquetRows) read(start int64, n int, fn func(parquet.Row) error) error
 	return nil
 }
 
-func (p *parquetRows) close() { p.file.Close() }
+func (p *parquetRows) close() {
+	if p.cache != nil {
+		p.cache.close()
+	}
+	p.file.Close()
+}
 
 // str returns a string column of row, nil for null.
 func (p *parquetRows) str(row parquet.Row, col string) *string {

@@ -37,8 +37,33 @@ func (rl *Layer) Has(host string) (bool, error) { return rl.rows.has(host) }
 // Stores is the number of hosts with a lookup record.
 func (rl *Layer) Stores() int { return rl.rows.Len() }
 
-// MemBytes is the memory the lookup records hold, roughly.
-func (rl *Layer) MemBytes() int64 { return rl.rows.memBytes() }
+// MemBytes is the memory the lookup records and the row caches' block
+// indexes hold, roughly.
+func (rl *Layer) MemBytes() int64 {
+	n := rl.rows.memBytes()
+	for _, p := range []*parquetRows{rl.product, rl.facts} {
+		if p != nil && p.cache != nil {
+			n += p.cache.memBytes()
+		}
+	}
+	return n
+}
+
+// RowCacheBytes is the size of the row caches' scratch files (on disk, in
+// the page cache, not the heap).
+func (rl *Layer) RowCacheBytes() int64 {
+	var n int64
+	for _, p := range []*parquetRows{rl.product, rl.facts} {
+		if p != nil && p.cache != nil {
+			n += p.cache.diskBytes()
+		}
+	}
+	return n
+}
+
+// RowCacheErr is why a table with per-host documents is read from its
+// Parquet pages instead of a row cache; nil when none is.
+func (rl *Layer) RowCacheErr() error { return rl.cacheErr }
 
 // LoadTime is how long Open took.
 func (rl *Layer) LoadTime() time.Duration { return rl.loaded }
