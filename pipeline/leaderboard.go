@@ -37,8 +37,9 @@ import (
 type AgentPathOptions struct {
 	Client *fetch.Client  // required; with the fixture flags over the fixture world
 	UCP    *ucp.Validator // nil skips the UCP path (shown as not run)
-	// AgentProfile is the service's UCP agent profile URL sent to UCP MCP
-	// bindings; "" sends none.
+	// AgentProfile is the service's UCP platform profile URL, sent in
+	// UCP-Agent to every UCP binding (leaderboard.RunOptions); "" sends the
+	// placeholder leaderboard.DefaultAgentProfile and says so.
 	AgentProfile string
 	// BrowserRunsDir is where browser-shopper run files are dropped,
 	// normally DIR/runs; "" or a missing folder imports none.

@@ -12,6 +12,7 @@ import (
 
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
+	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
 )
 
@@ -129,6 +130,10 @@ type RunOptions struct {
 	BaseURL     string // absolute base of published links; "" for root-relative
 	AgentPaths  bool   // validate also measures the agent paths
 	FixtureRuns bool   // and imports the fixture world's browser runs
+	// AgentProfile is the UCP platform profile URL the UCP path advertises;
+	// "" takes leaderboard.AgentProfileURL(BaseURL), the profile `svc
+	// serve` publishes there (and the placeholder when BaseURL is "").
+	AgentProfile string
 	// Stores reads the crawl's store list; Checker builds the crawl's
 	// check engine; Tools the validate stage's client and validator. Each
 	// is called when its stage starts, as the stage's own command would.
@@ -159,7 +164,12 @@ func Run(ctx context.Context, o RunOptions) error {
 			return CrawlStage(ctx, CrawlStageOptions{StageEnv: o.StageEnv, Stores: stores, Concurrency: o.Concurrency, Checker: chk})
 		}},
 		{"validate", func() error {
-			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths, FixtureRuns: o.FixtureRuns, Tools: o.Tools})
+			profile := o.AgentProfile
+			if profile == "" {
+				profile = leaderboard.AgentProfileURL(o.BaseURL)
+			}
+			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths,
+				FixtureRuns: o.FixtureRuns, AgentProfile: profile, Tools: o.Tools})
 		}},
 		{"aggregate", func() error {
 			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})

@@ -180,6 +180,10 @@ type ValidateStageOptions struct {
 	// FixtureRuns imports the fixture world's browser runs too (see
 	// AgentPathOptions).
 	FixtureRuns bool
+	// AgentProfile is the URL of svc's UCP platform profile the UCP path
+	// advertises (AgentPathOptions); "" sends the placeholder and notes it
+	// on ErrOut.
+	AgentProfile string
 	// Tools builds the client and the UCP validator, once the run is known
 	// to exist.
 	Tools func() (*fetch.Client, *ucp.Validator, error)
@@ -237,9 +241,14 @@ func ValidateStage(ctx context.Context, o ValidateStageOptions) error {
 	if err := files.PullTop(ctx, "runs"); err != nil {
 		return err
 	}
+	if v != nil && o.AgentProfile == "" && o.ErrOut != nil {
+		fmt.Fprintf(o.ErrOut, "note: validate %s: the UCP path has no agent profile URL (give --base-url or --agent-profile, env SVC_AGENT_PROFILE): "+
+			"its requests name the placeholder %s, which serves no profile, so a store that fetches it refuses them\n", o.RunID, leaderboard.DefaultAgentProfile)
+	}
 	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{
 		Client:         client,
 		UCP:            v,
+		AgentProfile:   o.AgentProfile,
 		BrowserRunsDir: filepath.Join(o.DataDir, "runs"),
 		FixtureRuns:    o.FixtureRuns,
 	}); err != nil {

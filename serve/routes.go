@@ -36,6 +36,7 @@ var routeTable = []route{
 	{"GET /api/ask", func(s *Server) handlerFunc { return s.askGet }},
 	{"POST /api/ask", func(s *Server) handlerFunc { return s.mcpEndpoint }},
 	{"GET /.well-known/mcp.json", func(s *Server) handlerFunc { return s.mcpCard }},
+	{"GET /.well-known/ucp", func(s *Server) handlerFunc { return s.ucpProfile }},
 	{"GET /openapi.json", func(s *Server) handlerFunc { return s.openapi }},
 	{"GET /.well-known/openapi.json", func(s *Server) handlerFunc { return s.openapi }},
 	// Pages for people (pages.go).

@@ -17,6 +17,7 @@ import (
 	"svc/fixtures"
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
+	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
 	"svc/serve"
 )
@@ -105,6 +106,9 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	run := &runOptions{globals: o.globals, runID: o.runID, stores: storesCSV, concurrency: 16, agentPaths: true, ucpFlags: o.ucpFlags}
+	// The UCP path names the platform profile the demo's own API publishes
+	// on --addr (plain http is let through only over the fixture world).
+	run.profile.url = demoAgentProfile(o.addr)
 	if err := runAll(ctx, run); err != nil {
 		return err
 	}
@@ -219,4 +223,14 @@ func waitReady(ctx context.Context, url string) error {
 		}
 	}
 	return fmt.Errorf("%s did not answer 200 within 30 s", url)
+}
+
+// demoAgentProfile is the profile URL of the demo's API on addr
+// (HOST:PORT, checked); an unspecified host is reached on loopback.
+func demoAgentProfile(addr string) string {
+	host, port, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return "http://" + net.JoinHostPort(host, port) + leaderboard.AgentProfilePath
 }

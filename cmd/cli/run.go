@@ -19,6 +19,7 @@ type runOptions struct {
 	agentPaths  bool
 	ucpFlags    ucpSchemaFlags
 	state       stateFlag
+	profile     agentProfileFlag
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
@@ -69,6 +70,7 @@ func (o *runOptions) register(cmd *cobra.Command, withRunID bool) {
 	}
 	o.ucpFlags.register(cmd)
 	o.state.register(cmd)
+	o.profile.register(cmd)
 }
 
 func (o *runOptions) validate() error {
@@ -81,6 +83,9 @@ func (o *runOptions) validate() error {
 	if err := o.state.validate(); err != nil {
 		return err
 	}
+	if err := o.profile.validate(o.globals); err != nil {
+		return err
+	}
 	if o.runID != "" {
 		return validRunID(o.runID)
 	}
@@ -91,12 +96,13 @@ func (o *runOptions) validate() error {
 // exactly as its own command would, stopping at the first stage that fails.
 func runAll(ctx context.Context, o *runOptions) error {
 	return pipeline.Run(ctx, pipeline.RunOptions{
-		StageEnv:    o.state.env(o.stageEnv(o.runID)),
-		Concurrency: o.concurrency,
-		BaseURL:     o.baseURL,
-		AgentPaths:  o.agentPaths,
-		FixtureRuns: o.fixtureAddr != "",
-		Stores:      func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
+		StageEnv:     o.state.env(o.stageEnv(o.runID)),
+		Concurrency:  o.concurrency,
+		BaseURL:      o.baseURL,
+		AgentProfile: o.profile.resolve(o.baseURL),
+		AgentPaths:   o.agentPaths,
+		FixtureRuns:  o.fixtureAddr != "",
+		Stores:       func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
 		Checker: func() (pipeline.Checker, error) { // the check engine of the crawl
 			eng, err := o.newEngine(o.ucpFlags)
 			if err != nil {

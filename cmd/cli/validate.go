@@ -18,6 +18,7 @@ type validateOptions struct {
 	agentPaths  bool
 	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
+	profile     agentProfileFlag
 }
 
 func newValidateCmd(g *globals) *cobra.Command { return newValidateCmdWith(g, nil) }
@@ -49,7 +50,10 @@ tls, connection_failed), never as raw text or an address.
 Unless --agent-paths=false, the stage also runs the service's own agent
 paths (UCP and storefront MCP, catalog to cart, stopped before payment) over
 the SVC-100 v1 test set and imports the browser shoppers' runs from
-DATA/runs, for the leaderboard and the buy.browser lane.
+DATA/runs, for the leaderboard and the buy.browser lane. The UCP path names
+svc's own platform profile in UCP-Agent: --agent-profile, else
+$SVC_BASE_URL/.well-known/ucp (where ` + "`svc serve --base-url`" + ` publishes it);
+with neither it sends a placeholder that serves no profile, and says so.
 
 With --shard i/n the stage validates the stores of crawl partition i and
 writes its own partition, DATA/work/<run-id>/ucp_validations/shard=<i>-of-<n>/.
@@ -72,6 +76,9 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 			if err := opts.shard.parse(); err != nil {
 				return err
 			}
+			if err := opts.profile.validate(opts.globals); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -84,6 +91,7 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own agent paths over SVC-100 v1 and import the browser-shopper runs (shard 0 only)")
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
+	opts.profile.register(cmd)
 	return cmd
 }
 
@@ -94,7 +102,10 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		Shard:       opts.shard.shard,
 		AgentPaths:  opts.agentPaths,
 		FixtureRuns: opts.fixtureAddr != "",
-		Tools:       opts.validateTools(opts.ucpFlags),
+		// The stage has no --base-url: the profile is the flag's, else
+		// the one under SVC_BASE_URL, the base the later stages publish at.
+		AgentProfile: opts.profile.resolve(envOr("SVC_BASE_URL", "")),
+		Tools:        opts.validateTools(opts.ucpFlags),
 	})
 }
 

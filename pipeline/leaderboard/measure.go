@@ -36,9 +36,11 @@ type RunOptions struct {
 	// UCP validates the stores' UCP profiles. Nil skips the UCP path: no
 	// ucp.json is written and the board shows that path as not run.
 	UCP *ucp.Validator
-	// AgentProfile is the URL of the service's UCP platform profile, sent
-	// in the UCP-Agent header (REST) and as meta["ucp-agent"].profile
-	// (MCP); empty sends DefaultAgentProfile.
+	// AgentProfile is the URL of the service's UCP platform profile (the
+	// document PlatformProfile, served by `svc serve` at
+	// AgentProfileURL(base)), sent in the UCP-Agent header (REST) and as
+	// meta["ucp-agent"].profile (MCP); empty sends DefaultAgentProfile,
+	// which serves nothing, and the step log and the run's notes say so.
 	AgentProfile string
 	// UCPTransport makes the UCP path drive the binding of that transport
 	// ("rest" or "mcp"); empty takes the first REST or MCP binding the
@@ -154,6 +156,9 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 	finished := opts.Now().UTC().Truncate(time.Microsecond)
 	write := func(pathID string, res []attempt) error {
 		r := ownRun(opts.RunID, pathID, stores, res, started, finished)
+		if pathID == PathUCP {
+			r.Submission.Run.Notes += " " + agentProfileNote(opts.AgentProfile)
+		}
 		if _, err := Parse(mustJSON(r.Submission)); err != nil {
 			return fmt.Errorf("agent-path run %s: the run does not validate: %w", pathID, err)
 		}
@@ -168,6 +173,15 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 		}
 	}
 	return nil
+}
+
+// agentProfileNote is the sentence of a UCP run's notes that names the
+// profile its requests advertised.
+func agentProfileNote(profile string) string {
+	if profile == "" {
+		return "UCP-Agent: " + placeholderNote + "."
+	}
+	return "UCP-Agent named the platform profile " + profile + "."
 }
 
 type attempt struct {

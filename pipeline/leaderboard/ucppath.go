@@ -30,12 +30,19 @@ import (
 // the release svc validates profiles against (spec 2.4).
 var UCPVersions = []string{"2026-08-25"}
 
-// DefaultAgentProfile is the platform profile URL the path advertises in
-// UCP-Agent (overview "Platform Advertisement on Request": every request
-// MUST carry it) when RunOptions.AgentProfile is empty. svc publishes no
-// platform profile there yet; a business that fetches it answers
-// profile_unreachable, which the path reports as such.
+// DefaultAgentProfile is the placeholder profile URL the path advertises
+// in UCP-Agent (overview "Platform Advertisement on Request": every
+// request MUST carry one) when RunOptions.AgentProfile is empty, that is
+// when the command knows no base URL of a `svc serve` publishing
+// PlatformProfile. Nothing answers there: a business that fetches it
+// refuses with profile_unreachable (no_cart [ucp_agent_profile_refused]),
+// and the step log and the run's notes say the placeholder was sent.
 const DefaultAgentProfile = "https://svc.example/.well-known/ucp"
+
+// placeholderNote is what a step log and a run's notes say when the path
+// sent DefaultAgentProfile.
+const placeholderNote = "no agent profile URL was configured (no --base-url or --agent-profile), so UCP-Agent named the placeholder " +
+	DefaultAgentProfile + ", which serves no profile: a business that fetches it refuses the request"
 
 // ucpForbidden are the operations the path never performs.
 var ucpForbidden = []string{"complete_checkout", "complete"}
@@ -101,6 +108,7 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile}
 	if r.profile == "" {
 		r.profile = DefaultAgentProfile
+		r.add(steplog.Step{Action: "agent_profile", Note: placeholderNote})
 	}
 	rep, err := opts.UCP.ValidateURL(ctx, origin, ucp.URLOptions{})
 	read := steplog.Step{Action: "read_profile", URL: origin + "/.well-known/ucp"}
@@ -238,7 +246,7 @@ type ucpDriver interface {
 // shop drives catalog → cart → checkout over d and stops.
 func (r *ucpRun) shop(ctx context.Context, d ucpDriver, caps map[string]bool, origin string) PathResult {
 	item := ""
-	if caps["dev.ucp.shopping.catalog.search"] && d.offers("search_catalog") {
+	if caps[capCatalogSearch] && d.offers("search_catalog") {
 		a := d.do(ctx, "search_catalog", "", map[string]any{"query": "", "pagination": map[string]any{"limit": 10}})
 		if res, stop := r.failed(a, "ucp_catalog_failed"); stop {
 			return res
@@ -255,7 +263,7 @@ func (r *ucpRun) shop(ctx context.Context, d ucpDriver, caps map[string]bool, or
 	}
 	line := []any{map[string]any{"item": map[string]any{"id": item}, "quantity": 1}}
 	checkout := map[string]any{"line_items": line}
-	if caps["dev.ucp.shopping.cart"] && d.offers("create_cart") {
+	if caps[capCart] && d.offers("create_cart") {
 		a := d.do(ctx, "create_cart", "", map[string]any{"line_items": line})
 		if res, stop := r.failed(a, "ucp_cart_failed"); stop {
 			return res
