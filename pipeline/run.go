@@ -12,6 +12,7 @@ import (
 
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
+	"svc/pipeline/shop/browser"
 	"svc/pipeline/ucp"
 )
 
@@ -128,16 +129,24 @@ type RunOptions struct {
 	Concurrency int    // stores checked, and profiles validated, at once
 	BaseURL     string // absolute base of published links; "" for root-relative
 	AgentPaths  bool   // validate also measures the agent paths
-	FixtureRuns bool   // and imports the fixture world's browser runs
 	// Stores reads the crawl's store list; Checker builds the crawl's
 	// check engine; Tools the validate stage's client and validator. Each
 	// is called when its stage starts, as the stage's own command would.
 	Stores  func() ([]Store, error)
 	Checker func() (Checker, error)
 	Tools   func() (*fetch.Client, *ucp.Validator, error)
+	// Shop starts the shop stage's browser and returns the runner of its
+	// runs and the browser's stop; nil skips the stage (--no-shop). An
+	// error wrapping browser.ErrNoBrowser skips it too, saying on ErrOut
+	// that the browser lane is unmeasured.
+	Shop            func() (ShopRunner, func(), error)
+	ShopConcurrency int // browser pages at once; default DefaultPages
 }
 
-// Run runs the four stages of one run in order (crawl, validate,
+// NoChromium is what a run says on ErrOut when the shop stage cannot run.
+const NoChromium = "chromium not found: the browser lane is unmeasured"
+
+// Run runs the stages of one run in order (crawl, validate, shop,
 // aggregate, snapshot), each exactly as its own command would, stopping at
 // the first stage that fails, and prints how long it took. `svc run`,
 // `svc schedule` (each tick) and `svc demo` all run through it.
@@ -159,7 +168,23 @@ func Run(ctx context.Context, o RunOptions) error {
 			return CrawlStage(ctx, CrawlStageOptions{StageEnv: o.StageEnv, Stores: stores, Concurrency: o.Concurrency, Checker: chk})
 		}},
 		{"validate", func() error {
-			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths, FixtureRuns: o.FixtureRuns, Tools: o.Tools})
+			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths, Tools: o.Tools})
+		}},
+		{"shop", func() error {
+			if o.Shop == nil {
+				fmt.Fprintf(o.Out, "shop %s: skipped (--no-shop): the browser lane is not measured by this run\n", o.RunID)
+				return nil
+			}
+			run, stop, err := o.Shop()
+			if errors.Is(err, browser.ErrNoBrowser) {
+				fmt.Fprintf(o.ErrOut, "svc: %s (%v)\n", NoChromium, err)
+				return nil
+			}
+			if err != nil {
+				return err
+			}
+			defer stop()
+			return ShopStage(ctx, ShopStageOptions{StageEnv: o.StageEnv, Concurrency: o.ShopConcurrency, Run: run})
 		}},
 		{"aggregate", func() error {
 			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})

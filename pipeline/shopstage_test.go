@@ -1,0 +1,293 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"svc/datasets/svc100"
+	"svc/pipeline/leaderboard"
+	"svc/pipeline/shop"
+	"svc/publish"
+)
+
+// scriptedShopRecords are journal lines for stores, every shopper A to E
+// with outcome(host, shopper): input of tests that need a journal, not a
+// browser session.
+func scriptedShopRecords(stores []svc100.Store, outcome func(host, shopper string) string) []ShopRecord {
+	var out []ShopRecord
+	at := time.Date(2026, 11, 21, 7, 0, 0, 0, time.UTC)
+	for _, st := range stores {
+		for _, l := range "ABCDE" {
+			o := outcome(st.Host, string(l))
+			out = append(out, ShopRecord{Host: st.Host, Shopper: string(l), SVC100ID: st.ID, At: at,
+				Report: &shop.Report{Shopper: shop.Shopper(l), Store: "https://" + st.Host, Outcome: o, Reason: "scripted",
+					Steps: 1, Seconds: 1.5, Log: []shop.Step{{N: 1, Action: "open", URL: "https://" + st.Host + "/"}}, StoppedBeforePayment: true}})
+			at = at.Add(2 * time.Second)
+		}
+	}
+	return out
+}
+
+func writeShopJournal(t *testing.T, runDir string, recs []ShopRecord) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Join(runDir, ShopDirName), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	j, err := openJournal(filepath.Join(runDir, ShopDirName, ShopJournal))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range recs {
+		if err := j.append(r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := errors.Join(j.flush(), j.close()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// fakeJPEG is a screenshot's bytes for scripted runs (its content only
+// has to be hashed and kept).
+func fakeShot(host, shopper string) *shop.Screenshot {
+	data := []byte("\xff\xd8\xff\xe0 screenshot of " + host + " by " + shopper + "\xff\xd9")
+	sum := sha256.Sum256(data)
+	return &shop.Screenshot{SHA256: hex.EncodeToString(sum[:]), Type: "image/jpeg", Bytes: len(data), Data: data}
+}
+
+// scriptedRunner answers each run with outcome(host, shopper), counting
+// the runs per (host, shopper).
+type scriptedRunner struct {
+	mu      sync.Mutex
+	calls   map[string]int
+	outcome func(host, shopper string) string
+	after   func(n int) // called after each run with the number of runs so far
+	n       atomic.Int64
+}
+
+func (s *scriptedRunner) run(ctx context.Context, sh shop.Shopper, rawURL string) (*shop.Report, error) {
+	host := strings.TrimSuffix(strings.TrimPrefix(rawURL, "https://"), "/")
+	s.mu.Lock()
+	if s.calls == nil {
+		s.calls = map[string]int{}
+	}
+	s.calls[host+" "+string(sh)]++
+	s.mu.Unlock()
+	o := s.outcome(host, string(sh))
+	rep := &shop.Report{Shopper: sh, Store: "https://" + host, Outcome: o, Reason: "scripted", Steps: 2, Seconds: 0.5,
+		StoppedBeforePayment: true, Log: []shop.Step{
+			{N: 1, Action: "open", Title: "Home", URL: "https://" + host + "/?utm=x#top"},
+			{N: 2, Action: "click", Role: "link", Name: "Check out", URL: "https://" + host + "/checkout?token=ck_secret_token"},
+		}}
+	if o != shop.NotAttempted {
+		rep.Screenshot = fakeShot(host, string(sh))
+	}
+	if s.after != nil {
+		s.after(int(s.n.Add(1)))
+	}
+	return rep, nil
+}
+
+func scriptedOutcome(host, shopper string) string {
+	switch {
+	case shopper == "D":
+		return shop.NotAttempted // no model configured
+	case host == "extra-blocked.test":
+		return shop.Blocked
+	case strings.HasSuffix(host, "0.test") || shopper == "C":
+		return shop.NoCart
+	}
+	return shop.CheckoutReached
+}
+
+// TestShopStageScripted runs the stage with a scripted runner: a stage
+// cancelled half-way resumes without running a finished (store, shopper)
+// pair again; its journal becomes the leaderboard's browser runs (D,
+// never attempted, stays unmeasured), the buy.browser lane of SVC-100 and
+// of the --stores list, and the published evidence, with no checkout
+// address anywhere.
+func TestShopStageScripted(t *testing.T) {
+	data := t.TempDir()
+	extra := []Store{{Host: "extra-blocked.test", Source: "seed"}, {Host: "extra-gone.test", Source: "opted-out"}}
+	var out bytes.Buffer
+	env := StageEnv{DataDir: data, RunID: "s1", Out: &out, ErrOut: &out}
+	ctx, cancel := context.WithCancel(context.Background())
+	first := &scriptedRunner{outcome: scriptedOutcome, after: func(n int) {
+		if n == 230 {
+			cancel() // as a SIGINT would, mid-stage
+		}
+	}}
+	err := ShopStage(ctx, ShopStageOptions{StageEnv: env, Stores: extra, Concurrency: 3, Run: first.run})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled stage: err %v", err)
+	}
+	runDir := RunDir(data, "s1")
+	before, err := ReadShopRecords(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	total := (svc100.Size + 1) * 5
+	if len(before) < 200 || len(before) >= total {
+		t.Fatalf("after the cancel the journal holds %d of %d runs", len(before), total)
+	}
+	second := &scriptedRunner{outcome: scriptedOutcome}
+	out.Reset()
+	if err := ShopStage(context.Background(), ShopStageOptions{StageEnv: env, Stores: extra, Run: second.run}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range before {
+		if second.calls[r.key()] != 0 {
+			t.Errorf("%s was finished before the cancel and ran again", r.key())
+		}
+	}
+	after, err := ReadShopRecords(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(after) != total || len(second.calls) != total-len(before) {
+		t.Errorf("journal %d runs (want %d); the resumed stage ran %d (want %d)", len(after), total, len(second.calls), total-len(before))
+	}
+	if !strings.Contains(out.String(), fmt.Sprintf("%d resumed", len(before))) {
+		t.Errorf("summary: %s", out.String())
+	}
+	for _, r := range after {
+		if r.Host == "extra-gone.test" {
+			t.Error("an opted-out store was shopped")
+		}
+		for _, st := range r.Report.Log {
+			if strings.Contains(st.URL, "?") || strings.Contains(st.URL, "#") || strings.Contains(st.URL, "/checkout") {
+				t.Errorf("journal step URL %q", st.URL)
+			}
+		}
+		if r.Report.Screenshot != nil {
+			if _, err := os.Stat(filepath.Join(runDir, ShopScreens, r.Report.Screenshot.SHA256+".jpg")); err != nil {
+				t.Errorf("screenshot of %s: %v", r.key(), err)
+			}
+		}
+	}
+
+	// The leaderboard's browser runs: A, B, C, E measured over 100
+	// stores; D not run.
+	runs, err := leaderboard.ReadAgentRuns(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"browser-a", "browser-b", "browser-c", "browser-e"} {
+		r := runs[id]
+		if r == nil || len(r.Submission.Results) != svc100.Size || r.MeasuredBy != leaderboard.MeasuredBy ||
+			r.Submission.Run.StartedAt == "" || r.Submission.Run.FinishedAt == "" {
+			t.Fatalf("%s: %+v", id, r)
+		}
+	}
+	if runs["browser-d"] != nil {
+		t.Error("shopper D, never attempted, has a run")
+	}
+
+	// buy.browser: SVC-100 and the extra store; C's no_cart does not
+	// hide A's checkout.
+	lane, err := BrowserLaneByHost(runDir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(lane) != svc100.Size+1 {
+		t.Errorf("lane covers %d hosts", len(lane))
+	}
+	for _, st := range svc100.Stores() {
+		want := !strings.HasSuffix(st.Host, "0.test")
+		if got, ok := lane[st.Host]; !ok || got != want {
+			t.Errorf("lane %s = %v (%v), want %v", st.Host, got, ok, want)
+		}
+	}
+	if got, ok := lane["extra-blocked.test"]; !ok || got {
+		t.Errorf("lane of the blocked extra store = %v (%v), want false", got, ok)
+	}
+
+	// The evidence: one file per store, screenshots beside them.
+	n, err := WriteShopEvidence(runDir, "s1")
+	if err != nil || n != svc100.Size+1 {
+		t.Fatalf("evidence: %d stores, %v", n, err)
+	}
+	var ev publish.ShopEvidence
+	b, err := os.ReadFile(filepath.Join(runDir, OutFiles, filepath.FromSlash(publish.ShopEvidencePath(svc100.Stores()[1].Host))))
+	if err != nil || json.Unmarshal(b, &ev) != nil {
+		t.Fatalf("evidence file: %v", err)
+	}
+	if len(ev.Shoppers) != 5 || ev.Svc100ID == nil || ev.Shoppers[0].Screenshot == nil || ev.Shoppers[3].Screenshot != nil ||
+		ev.Shoppers[0].Log[1].URL != "https://"+ev.Host+"/"+shop.Withheld {
+		t.Errorf("evidence: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(runDir, OutFiles, filepath.FromSlash(ev.Shoppers[0].Screenshot.Path))); err != nil {
+		t.Errorf("published screenshot: %v", err)
+	}
+	noCheckoutAddress(t, filepath.Join(runDir, OutFiles))
+}
+
+// noCheckoutAddress fails when any file under dir holds a checkout
+// address of the fixture shops: their checkout paths, tokens and the
+// sibling checkout host's paths.
+func noCheckoutAddress(t *testing.T, dir string) {
+	t.Helper()
+	bad := []string{"ck_secret_token", "token=", ".test/checkout", "checkout.svcshop-sibling.test/c/", "/checkout?", "return_to="}
+	files := 0
+	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		files++
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		for _, s := range bad {
+			if bytes.Contains(b, []byte(s)) {
+				t.Errorf("%s holds %q", p, s)
+			}
+		}
+		return nil
+	})
+	if err != nil || files == 0 {
+		t.Fatalf("walk %s: %d files, %v", dir, files, err)
+	}
+}
+
+// TestShopLaneWithoutBrowser: a run without the shop stage (no Chromium)
+// has no browser runs and no lane: every browser path is not run, and an
+// old run file of one is removed.
+func TestShopLaneWithoutBrowser(t *testing.T) {
+	runDir := t.TempDir()
+	if err := leaderboard.WriteBrowserRuns(runDir, "old", map[string][]leaderboard.BrowserResult{"A": func() []leaderboard.BrowserResult {
+		var out []leaderboard.BrowserResult
+		for _, st := range svc100.Stores() {
+			out = append(out, leaderboard.BrowserResult{ID: st.ID, Outcome: leaderboard.OutcomeNoCart, At: time.Now()})
+		}
+		return out
+	}()}); err != nil {
+		t.Fatal(err)
+	}
+	if err := WriteShopRuns(runDir, "r"); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := leaderboard.ReadAgentRuns(runDir)
+	if err != nil || len(runs) != 0 {
+		t.Fatalf("runs without a journal: %v, %v", runs, err)
+	}
+	lane, err := BrowserLaneByHost(runDir)
+	if err != nil || len(lane) != 0 {
+		t.Errorf("lane without a journal: %v, %v", lane, err)
+	}
+	if n, err := WriteShopEvidence(runDir, "r"); err != nil || n != 0 {
+		t.Errorf("evidence without a journal: %d, %v", n, err)
+	}
+}
