@@ -48,7 +48,7 @@ func TestStageFlags(t *testing.T) {
 		},
 		"run": func(g *globals) *cobra.Command {
 			return newRunCmdWith(g, func(o *runOptions) error {
-				got = fmt.Sprintf("%s %s %d %q %v", o.runID, o.stores, o.concurrency, o.baseURL, o.agentPaths)
+				got = fmt.Sprintf("%s %s %d %q %v %v %d", o.runID, o.stores, o.concurrency, o.baseURL, o.agentPaths, o.noShop, o.shopPages)
 				return nil
 			})
 		},
@@ -74,7 +74,8 @@ func TestStageFlags(t *testing.T) {
 		{"aggregate", []string{"--run", "r2", "--previous", "r1", "--base-url", "https://svc.example"}, `r2 "r1" false "https://svc.example"`},
 		{"aggregate", []string{"--no-history"}, `env-run "" true ""`},
 		{"snapshot", []string{"--run", "r2", "--base-url", "https://svc.example"}, `r2 "https://svc.example"`},
-		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false`},
+		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false false 2`},
+		{"run", []string{"--stores", "s.csv", "--no-shop", "--shop-concurrency", "3"}, `env-run s.csv 16 "" true true 3`},
 		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16`},
 		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
 		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
@@ -86,6 +87,7 @@ func TestStageFlags(t *testing.T) {
 		{cmd: "aggregate", args: []string{"--previous", "r1", "--no-history"}},
 		{cmd: "snapshot", args: []string{"--run", ".hidden"}},
 		{cmd: "run", args: []string{"--stores", "s.csv", "--concurrency", "2000"}},
+		{cmd: "run", args: []string{"--stores", "s.csv", "--shop-concurrency", "0"}},
 		{cmd: "schedule", args: []string{"--stores", "s.csv"}}, // no --cron
 		{cmd: "demo", args: []string{"--addr", "nohostport"}},
 	})
