@@ -170,22 +170,7 @@ func Run(ctx context.Context, o RunOptions) error {
 		{"validate", func() error {
 			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths, Tools: o.Tools})
 		}},
-		{"shop", func() error {
-			if o.Shop == nil {
-				fmt.Fprintf(o.Out, "shop %s: skipped (--no-shop): the browser lane is not measured by this run\n", o.RunID)
-				return nil
-			}
-			run, stop, err := o.Shop()
-			if errors.Is(err, browser.ErrNoBrowser) {
-				fmt.Fprintf(o.ErrOut, "svc: %s (%v)\n", NoChromium, err)
-				return nil
-			}
-			if err != nil {
-				return err
-			}
-			defer stop()
-			return ShopStage(ctx, ShopStageOptions{StageEnv: o.StageEnv, Concurrency: o.ShopConcurrency, Run: run})
-		}},
+		{"shop", func() error { return runShopStage(ctx, o) }},
 		{"aggregate", func() error {
 			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
 		}},
@@ -200,6 +185,26 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// runShopStage is Run's shop stage: skipped with a line on Out when
+// o.Shop is nil, and with NoChromium on ErrOut when no Chromium is found;
+// either way the browser lane of the run is left unmeasured.
+func runShopStage(ctx context.Context, o RunOptions) error {
+	if o.Shop == nil {
+		fmt.Fprintf(o.Out, "shop %s: skipped (--no-shop): the browser lane is not measured by this run\n", o.RunID)
+		return nil
+	}
+	run, stop, err := o.Shop()
+	if errors.Is(err, browser.ErrNoBrowser) {
+		fmt.Fprintf(o.ErrOut, "svc: %s (%v)\n", NoChromium, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return ShopStage(ctx, ShopStageOptions{StageEnv: o.StageEnv, Concurrency: o.ShopConcurrency, Run: run})
 }
 
 // ValidRunID keeps run ids to safe folder names: 1 to 64 letters, digits,

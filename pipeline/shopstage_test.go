@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,9 +17,11 @@ import (
 	"testing"
 	"time"
 
+	"svc/datasets"
 	"svc/datasets/svc100"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/shop"
+	"svc/pipeline/shop/browser"
 	"svc/publish"
 )
 
@@ -242,7 +245,7 @@ func noCheckoutAddress(t *testing.T, dir string) {
 	bad := []string{"ck_secret_token", "token=", ".test/checkout", "checkout.svcshop-sibling.test/c/", "/checkout?", "return_to="}
 	files := 0
 	err := filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
+		if err != nil || d.IsDir() || d.Type()&os.ModeSymlink != 0 {
 			return err
 		}
 		files++
@@ -289,5 +292,115 @@ func TestShopLaneWithoutBrowser(t *testing.T) {
 	}
 	if n, err := WriteShopEvidence(runDir, "r"); err != nil || n != 0 {
 		t.Errorf("evidence without a journal: %d, %v", n, err)
+	}
+}
+
+// TestShopLaneIntoStoreAnswers runs aggregate and snapshot over the
+// fixture crawl twice: with a shop journal covering 20 SVC-100 stores,
+// those stores' buy_browser is the shoppers' answer and every other is
+// null; the browser paths are measured and the evidence is published
+// with no checkout address. Without a journal (no Chromium), every
+// buy_browser is null, never false, and every browser path is not run.
+func TestShopLaneIntoStoreAnswers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("aggregates the fixture world")
+	}
+	d := sharedWorld(t)
+	covered := map[string]bool{}
+	for _, st := range svc100.Stores()[:20] {
+		covered[st.Host] = true
+	}
+	outcome := func(host, shopper string) string {
+		switch {
+		case shopper == "D":
+			return shop.NotAttempted
+		case strings.HasSuffix(host, "e.test"):
+			return shop.NoCart
+		}
+		return shop.AddedToCart
+	}
+	for _, withShop := range []bool{true, false} {
+		t.Run(fmt.Sprintf("shop=%v", withShop), func(t *testing.T) {
+			data := t.TempDir()
+			dir := d.newRun(t, data, "w1", "2026-05-04")
+			if withShop {
+				writeShopJournal(t, dir, scriptedShopRecords(svc100.Stores()[:20], outcome))
+			}
+			env := StageEnv{DataDir: data, RunID: "w1", Out: io.Discard, ErrOut: io.Discard}
+			if err := AggregateStage(context.Background(), AggregateStageOptions{StageEnv: env, NoHistory: true}); err != nil {
+				t.Fatal(err)
+			}
+			if err := SnapshotStage(context.Background(), SnapshotStageOptions{StageEnv: env}); err != nil {
+				t.Fatal(err)
+			}
+			cols, err := ReadTableFile(filepath.Join(dir, OutTables, datasets.StoreAnswers.Name+".parquet"), datasets.StoreAnswers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			hostCol, laneCol := datasets.StoreAnswers.ColumnIndex("host"), datasets.StoreAnswers.ColumnIndex("buy_browser")
+			set := 0
+			for i := range cols.Len() {
+				row := cols.Row(i)
+				host := row[hostCol].(string)
+				lane := row[laneCol]
+				switch {
+				case withShop && covered[host]:
+					set++
+					if want := !strings.HasSuffix(host, "e.test"); lane != want {
+						t.Errorf("%s buy_browser %v, want %v", host, lane, want)
+					}
+				case lane != nil:
+					t.Errorf("%s buy_browser %v, want null (not covered by a shopper)", host, lane)
+				}
+			}
+			if withShop && set != 20 {
+				t.Errorf("%d covered stores in store_answers, want 20", set)
+			}
+			public := filepath.Join(data, "public")
+			var board publish.Leaderboard
+			b, err := os.ReadFile(filepath.Join(public, filepath.FromSlash(publish.LeaderboardPath)))
+			if err != nil || json.Unmarshal(b, &board) != nil {
+				t.Fatalf("published leaderboard: %v", err)
+			}
+			for _, p := range board.Paths {
+				if p.Path != "browser" {
+					continue
+				}
+				measured := withShop && p.ID != "browser-d"
+				if measured != (p.Status == leaderboard.StatusMeasured) || measured != (p.Rate != nil) {
+					t.Errorf("%s: status %s, rate %v", p.ID, p.Status, p.Rate)
+				}
+			}
+			_, err = os.Stat(filepath.Join(public, filepath.FromSlash(publish.ShopEvidencePath(svc100.Stores()[0].Host))))
+			if withShop != (err == nil) {
+				t.Errorf("published evidence: %v", err)
+			}
+			noCheckoutAddress(t, public)
+		})
+	}
+}
+
+// TestRunShopStage: svc run's shop stage says plainly when Chromium is
+// missing (and leaves no journal), says when it is skipped, and runs the
+// stage with the runner it is given.
+func TestRunShopStage(t *testing.T) {
+	data := t.TempDir()
+	var out, errOut bytes.Buffer
+	o := RunOptions{StageEnv: StageEnv{DataDir: data, RunID: "r1", Out: &out, ErrOut: &errOut}}
+	if err := runShopStage(context.Background(), o); err != nil || !strings.Contains(out.String(), "skipped (--no-shop)") {
+		t.Errorf("skipped: %v, %q", err, out.String())
+	}
+	o.Shop = func() (ShopRunner, func(), error) { return nil, nil, fmt.Errorf("start: %w", browser.ErrNoBrowser) }
+	if err := runShopStage(context.Background(), o); err != nil || !strings.Contains(errOut.String(), "chromium not found: the browser lane is unmeasured") {
+		t.Errorf("no Chromium: %v, %q", err, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(RunDir(data, "r1"), ShopDirName)); !os.IsNotExist(err) {
+		t.Errorf("a stage without Chromium left %v", err)
+	}
+	stopped := false
+	sr := &scriptedRunner{outcome: scriptedOutcome}
+	o.Shop = func() (ShopRunner, func(), error) { return sr.run, func() { stopped = true }, nil }
+	if err := runShopStage(context.Background(), o); err != nil || !stopped || len(sr.calls) != svc100.Size*5 {
+		t.Errorf("with a runner: %v, stopped %v, %d runs", err, stopped, len(sr.calls))
 	}
 }

@@ -60,7 +60,7 @@ func TestStageFlags(t *testing.T) {
 		},
 		"demo": func(g *globals) *cobra.Command {
 			return newDemoCmdWith(g, func(o *demoOptions) error {
-				got = fmt.Sprintf("%s %s %s %v %d %d", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores)
+				got = fmt.Sprintf("%s %s %s %v %d %d %v", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores, o.noShop)
 				return nil
 			})
 		},
@@ -77,8 +77,8 @@ func TestStageFlags(t *testing.T) {
 		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false false 2`},
 		{"run", []string{"--stores", "s.csv", "--no-shop", "--shop-concurrency", "3"}, `env-run s.csv 16 "" true true 3`},
 		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16`},
-		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
-		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
+		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200 false`},
+		{"demo", []string{"--exit", "--no-shop", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300 true`},
 	}, []flagCase{
 		{cmd: "crawl", args: nil}, // no --stores
 		{cmd: "crawl", args: []string{"--stores", "s.csv", "--concurrency", "0"}},
