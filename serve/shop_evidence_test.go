@@ -66,4 +66,5 @@ func TestStorePageShowsWhatTheShopperSaw(t *testing.T) {
 	if resp.StatusCode != 200 || got != string(body) || resp.Header.Get("Cache-Control") != cacheShort {
 		t.Errorf("evidence: %d %q", resp.StatusCode, resp.Header.Get("Cache-Control"))
 	}
+	conforms(t, openapiSchema(t, "ShopEvidence"), "the evidence file", got)
 }
