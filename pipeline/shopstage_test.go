@@ -36,7 +36,12 @@ func scriptedShopRecords(stores []svc100.Store, outcome func(host, shopper strin
 			o := outcome(st.Host, string(l))
 			out = append(out, ShopRecord{Host: st.Host, Shopper: string(l), SVC100ID: st.ID, At: at,
 				Report: &shop.Report{Shopper: shop.Shopper(l), Store: "https://" + st.Host, Outcome: o, Reason: "scripted",
-					Steps: 1, Seconds: 1.5, Log: []shop.Step{{N: 1, Action: "open", URL: "https://" + st.Host + "/"}}, StoppedBeforePayment: true}})
+					Steps: 2, Seconds: 1.5, StoppedBeforePayment: true, Log: []shop.Step{
+						{N: 1, Action: "open", URL: "https://" + st.Host + "/"},
+						// A raw checkout address, as no stage writes it: the
+						// published evidence must still withhold it.
+						{N: 2, Action: "click", Role: "button", Name: "Checkout", URL: "https://" + st.Host + "/checkout?token=ck_secret_token"},
+					}}})
 			at = at.Add(2 * time.Second)
 		}
 	}
