@@ -409,3 +409,37 @@ func TestRunShopStage(t *testing.T) {
 		t.Errorf("with a runner: %v, stopped %v, %d runs", err, stopped, len(sr.calls))
 	}
 }
+
+// TestShopStageShards: the shards of a shop stage split the stores as
+// crawl does, each in its own journal, and together cover every (store,
+// shopper) pair once; the runs are built from all of them.
+func TestShopStageShards(t *testing.T) {
+	data := t.TempDir()
+	env := StageEnv{DataDir: data, RunID: "sh", Out: io.Discard, ErrOut: io.Discard}
+	for i := range 3 {
+		sr := &scriptedRunner{outcome: scriptedOutcome}
+		if err := ShopStage(context.Background(), ShopStageOptions{StageEnv: env, Shard: Shard{I: i, N: 3}, Run: sr.run}); err != nil {
+			t.Fatal(err)
+		}
+		for k := range sr.calls {
+			if host, _, _ := strings.Cut(k, " "); ShardOf(host, 3) != i {
+				t.Errorf("shard %d ran %s", i, k)
+			}
+		}
+	}
+	runDir := RunDir(data, "sh")
+	if _, err := os.Stat(filepath.Join(runDir, ShopDirName, ShopJournal)); !os.IsNotExist(err) {
+		t.Errorf("a sharded stage wrote the unsharded journal: %v", err)
+	}
+	recs, err := ReadShopRecords(runDir)
+	if err != nil || len(recs) != svc100.Size*5 {
+		t.Fatalf("%d records over the shards, %v", len(recs), err)
+	}
+	if err := WriteShopRuns(runDir, "sh"); err != nil {
+		t.Fatal(err)
+	}
+	runs, err := leaderboard.ReadAgentRuns(runDir)
+	if err != nil || runs["browser-a"] == nil || len(runs["browser-a"].Submission.Results) != svc100.Size {
+		t.Errorf("browser-a over the shards: %v", err)
+	}
+}
