@@ -189,7 +189,12 @@ func (g *globals) shopRunner(ctx context.Context, llm shop.LLMConfig, timeout ti
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
-	b, err := browser.Start(ctx, browser.Options{FixtureAddr: g.fixtureAddr, FixtureCA: ca})
+	// A configured SVC_CHROMIUM that is not there is no Chromium either.
+	exe := browser.FindExecPath()
+	if fi, err := os.Stat(exe); exe == "" || err != nil || fi.IsDir() {
+		return nil, nil, fmt.Errorf("%w: %q", browser.ErrNoBrowser, exe)
+	}
+	b, err := browser.Start(ctx, browser.Options{ExecPath: exe, FixtureAddr: g.fixtureAddr, FixtureCA: ca})
 	if err != nil {
 		return nil, nil, err
 	}
