@@ -204,6 +204,11 @@ func ShopStage(ctx context.Context, o ShopStageOptions) error {
 	}
 	push := append(synced, ShopScreens)
 	if !o.Shard.Sharded() {
+		// The folder may hold no browser run (none attempted), but a
+		// path pushed must exist.
+		if err := os.MkdirAll(filepath.Join(dir, leaderboard.AgentRunsDir), 0o755); err != nil {
+			return fmt.Errorf("shop: %w", err)
+		}
 		push = append(push, leaderboard.AgentRunsDir)
 	}
 	if err := files.Push(ctx, o.RunID, push...); err != nil {
