@@ -92,12 +92,6 @@ type shopItem struct {
 	shopper        shop.Shopper
 }
 
-// ShopStats counts a shop stage.
-type ShopStats struct {
-	Total, Done, Resumed int
-	Elapsed              time.Duration
-}
-
 // ShopStage runs the browser shoppers over SVC-100 v1 (and o.Stores) for
 // the run, o.Concurrency pages at once, appending each run to the
 // journal as it completes, so a stage that is killed resumes without
@@ -182,10 +176,13 @@ func ShopStage(ctx context.Context, o ShopStageOptions) error {
 			rep, err := o.Run(ctx, it.shopper, "https://"+it.host+"/")
 			rec.Report = shopReport(rep, err, it)
 			res := workResult{record: rec, host: rec.key()}
-			if s := rep; s != nil && s.Screenshot != nil && len(s.Screenshot.Data) > 0 {
-				if werr := writeScreenshot(screens, s.Screenshot); werr != nil {
+			if sc := rec.Report.Screenshot; sc != nil {
+				// Kept before its journal line, which then never names a
+				// missing file; one that cannot be kept is not named.
+				if len(sc.Data) == 0 {
 					rec.Report.Screenshot = nil
-					res.record = rec
+				} else if werr := writeScreenshot(screens, sc); werr != nil {
+					rec.Report.Screenshot = nil
 					log.Warn("shop screenshot not kept", "host", it.host, "error", werr)
 				}
 			}
