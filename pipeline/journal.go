@@ -168,6 +168,18 @@ func openJournal(path string) (*jsonLines, error) {
 	return &jsonLines{w: bufio.NewWriter(f), f: f}, nil
 }
 
+// openJournalEach opens a journal whose every line goes to the operating
+// system as it is appended: for a stage whose items take seconds each
+// (the shop stage), so a killed process loses no finished item.
+func openJournalEach(path string) (*jsonLines, error) {
+	j, err := openJournal(path)
+	if err != nil {
+		return nil, err
+	}
+	j.each = true
+	return j, nil
+}
+
 // jsonLines appends JSON lines: the crawl's and the validate stage's
 // journals. Every 64 lines go to the operating system, so a killed process
 // loses at most the lines of its buffer; an fsync follows at most once per
@@ -179,6 +191,7 @@ type jsonLines struct {
 	f       *os.File
 	pending int
 	synced  time.Time
+	each    bool // every line to the operating system at once (openJournalEach)
 }
 
 // syncEvery bounds how often a journal is fsync'd, so that the crawl's
@@ -195,7 +208,7 @@ func (j *jsonLines) append(v any) error {
 		return err
 	}
 	j.pending++
-	if j.pending < 64 {
+	if j.pending < 64 && !j.each {
 		return nil
 	}
 	if err := j.w.Flush(); err != nil {

@@ -16,19 +16,22 @@ import (
 	"svc/publish"
 )
 
-// The leaderboard's part of a pipeline run (spec 2.10), in two steps:
+// The leaderboard's part of a pipeline run (spec 2.10), in three steps:
 //
 //  1. MeasureAgentPaths, which needs the network (the validate stage or
 //     `svc run` calls it, before aggregate): the service's own UCP-path and
-//     storefront-MCP-path runs over SVC-100 v1, and the import of the
-//     browser shoppers' runs, into DIR/work/<run>/agent_runs/.
-//  2. AggregateLeaderboard (the aggregate stage): reads agent_runs/ and the
+//     storefront-MCP-path runs over SVC-100 v1, into
+//     DIR/work/<run>/agent_runs/.
+//  2. The shop stage (ShopStage): the browser shoppers A to E over SVC-100
+//     v1 in Chromium, journalled under DIR/work/<run>/shop/; WriteShopRuns
+//     turns the journal into agent_runs/browser-<x>.json.
+//  3. AggregateLeaderboard (the aggregate stage): reads agent_runs/ and the
 //     outside submissions of DIR/state, writes out/tables/
 //     leaderboard_results.parquet, out/files/api/leaderboard*.{json,csv}
 //     and out/files/data/svc-100/v1/ (published frozen).
 //
 // BrowserLaneByHost gives the store_answers aggregate its buy_browser lane
-// from the same agent_runs/ folder, and SVC100IDsByHost the svc100_id of
+// from the shop stage's journal, and SVC100IDsByHost the svc100_id of
 // the stores table: set AggregateOptions.BrowserLane to
 // BrowserLaneFromBools(BrowserLaneByHost) and AggregateOptions.SVC100IDs to
 // SVC100IDsByHost (or the package variables of those names).
@@ -41,24 +44,16 @@ type AgentPathOptions struct {
 	// UCP-Agent to every UCP binding (leaderboard.RunOptions); "" sends the
 	// placeholder leaderboard.DefaultAgentProfile and says so.
 	AgentProfile string
-	// BrowserRunsDir is where browser-shopper run files are dropped,
-	// normally DIR/runs; "" or a missing folder imports none.
-	BrowserRunsDir string
-	// FixtureRuns imports the fixture world's shipped browser runs
-	// (datasets/runs, marked as fixture data). Set it only over the
-	// fixture world (the --fixture-addr flag).
-	FixtureRuns bool
-	Now         func() time.Time // clock of the runs' timestamps; default time.Now
-	Concurrency int              // stores at once; default 8
-	Force       bool             // measure again when agent_runs/ already holds the runs
+	Now          func() time.Time // clock of the runs' timestamps; default time.Now
+	Concurrency  int              // stores at once; default 8
+	Force        bool             // measure again when agent_runs/ already holds the runs
 }
 
-// MeasureAgentPaths runs the service's own agent paths over SVC-100 v1 and
-// imports the browser-shopper runs into runDir/agent_runs/ (see
-// leaderboard.RunAgentPaths for the outcome mapping, and
-// leaderboard.ImportBrowserRuns). Existing own runs are kept unless Force
-// is set, so a resumed run does not measure twice; the browser import is
-// redone every time.
+// MeasureAgentPaths runs the service's own plain-HTTP agent paths over
+// SVC-100 v1 into runDir/agent_runs/ (see leaderboard.RunAgentPaths for
+// the outcome mapping). Existing own runs are kept unless Force is set, so
+// a resumed run does not measure twice. The browser paths are the shop
+// stage's.
 func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions) error {
 	ri, err := readRunInfo(runDir)
 	if err != nil {
@@ -68,9 +63,6 @@ func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions
 		RunDir: runDir, RunID: ri.ID, Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile,
 		Now: opts.Now, Concurrency: opts.Concurrency, Force: opts.Force,
 	}); err != nil {
-		return fmt.Errorf("run %s: %w", ri.ID, err)
-	}
-	if err := leaderboard.ImportBrowserRuns(runDir, leaderboard.ImportOptions{Dir: opts.BrowserRunsDir, Fixture: opts.FixtureRuns}); err != nil {
 		return fmt.Errorf("run %s: %w", ri.ID, err)
 	}
 	return nil
@@ -110,14 +102,6 @@ func AggregateLeaderboard(ctx context.Context, runDir, stateDir string) (*publis
 		return nil, fmt.Errorf("run %s: %w", ri.ID, err)
 	}
 	return b, nil
-}
-
-// BrowserLaneByHost returns the buy.browser lane of each SVC-100 host from
-// the browser-shopper runs in runDir/agent_runs: true when a shopper
-// reached the cart or checkout there, false when shoppers tried and none
-// did; a host that is absent was not covered (buy_browser null).
-func BrowserLaneByHost(runDir string) (map[string]bool, error) {
-	return leaderboard.BrowserLaneByHost(runDir)
 }
 
 // SVC100IDsByHost returns the SVC-100 v1 id of each test-set host (for

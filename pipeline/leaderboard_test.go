@@ -22,7 +22,8 @@ func TestAggregateLeaderboardRunFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	runDir := RunDir(dataDir, ri.ID)
-	if err := leaderboard.ImportBrowserRuns(runDir, leaderboard.ImportOptions{Fixture: true}); err != nil {
+	writeShopJournal(t, runDir, scriptedShopRecords(svc100.Stores(), func(string, string) string { return leaderboard.OutcomeAddedToCart }))
+	if err := WriteShopRuns(runDir, ri.ID); err != nil {
 		t.Fatal(err)
 	}
 	b, err := AggregateLeaderboard(context.Background(), runDir, filepath.Join(dataDir, "state"))

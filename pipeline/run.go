@@ -13,6 +13,7 @@ import (
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
 	"svc/pipeline/leaderboard"
+	"svc/pipeline/shop/browser"
 	"svc/pipeline/ucp"
 )
 
@@ -129,7 +130,6 @@ type RunOptions struct {
 	Concurrency int    // stores checked, and profiles validated, at once
 	BaseURL     string // absolute base of published links; "" for root-relative
 	AgentPaths  bool   // validate also measures the agent paths
-	FixtureRuns bool   // and imports the fixture world's browser runs
 	// AgentProfile is the UCP platform profile URL the UCP path advertises;
 	// "" takes leaderboard.AgentProfileURL(BaseURL), the profile `svc
 	// serve` publishes there (and the placeholder when BaseURL is "").
@@ -140,9 +140,18 @@ type RunOptions struct {
 	Stores  func() ([]Store, error)
 	Checker func() (Checker, error)
 	Tools   func() (*fetch.Client, *ucp.Validator, error)
+	// Shop starts the shop stage's browser and returns the runner of its
+	// runs and the browser's stop; nil skips the stage (--no-shop). An
+	// error wrapping browser.ErrNoBrowser skips it too, saying on ErrOut
+	// that the browser lane is unmeasured.
+	Shop            func() (ShopRunner, func(), error)
+	ShopConcurrency int // browser pages at once; default DefaultPages
 }
 
-// Run runs the four stages of one run in order (crawl, validate,
+// NoChromium is what a run says on ErrOut when the shop stage cannot run.
+const NoChromium = "chromium not found: the browser lane is unmeasured"
+
+// Run runs the stages of one run in order (crawl, validate, shop,
 // aggregate, snapshot), each exactly as its own command would, stopping at
 // the first stage that fails, and prints how long it took. `svc run`,
 // `svc schedule` (each tick) and `svc demo` all run through it.
@@ -169,8 +178,9 @@ func Run(ctx context.Context, o RunOptions) error {
 				profile = leaderboard.AgentProfileURL(o.BaseURL)
 			}
 			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths,
-				FixtureRuns: o.FixtureRuns, AgentProfile: profile, Tools: o.Tools})
+				AgentProfile: profile, Tools: o.Tools})
 		}},
+		{"shop", func() error { return runShopStage(ctx, o) }},
 		{"aggregate", func() error {
 			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
 		}},
@@ -185,6 +195,26 @@ func Run(ctx context.Context, o RunOptions) error {
 	}
 	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
 	return nil
+}
+
+// runShopStage is Run's shop stage: skipped with a line on Out when
+// o.Shop is nil, and with NoChromium on ErrOut when no Chromium is found;
+// either way the browser lane of the run is left unmeasured.
+func runShopStage(ctx context.Context, o RunOptions) error {
+	if o.Shop == nil {
+		fmt.Fprintf(o.Out, "shop %s: skipped (--no-shop): the browser lane is not measured by this run\n", o.RunID)
+		return nil
+	}
+	run, stop, err := o.Shop()
+	if errors.Is(err, browser.ErrNoBrowser) {
+		fmt.Fprintf(o.ErrOut, "svc: %s (%v)\n", NoChromium, err)
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer stop()
+	return ShopStage(ctx, ShopStageOptions{StageEnv: o.StageEnv, Concurrency: o.ShopConcurrency, Run: run})
 }
 
 // ValidRunID keeps run ids to safe folder names: 1 to 64 letters, digits,

@@ -174,12 +174,9 @@ type ValidateStageOptions struct {
 	StageEnv
 	Concurrency int
 	Shard       Shard
-	// AgentPaths also runs the service's own agent paths over SVC-100 and
-	// imports the browser-shopper runs (shard 0 only).
+	// AgentPaths also runs the service's own plain-HTTP agent paths over
+	// SVC-100 (shard 0 only).
 	AgentPaths bool
-	// FixtureRuns imports the fixture world's browser runs too (see
-	// AgentPathOptions).
-	FixtureRuns bool
 	// AgentProfile is the URL of svc's UCP platform profile the UCP path
 	// advertises (AgentPathOptions); "" sends the placeholder and notes it
 	// on ErrOut.
@@ -237,21 +234,11 @@ func ValidateStage(ctx context.Context, o ValidateStageOptions) error {
 	if !o.AgentPaths || o.Shard.I != 0 {
 		return nil
 	}
-	// The browser-shopper runs to import sit beside work/ in DATA/runs.
-	if err := files.PullTop(ctx, "runs"); err != nil {
-		return err
-	}
 	if v != nil && o.AgentProfile == "" && o.ErrOut != nil {
 		fmt.Fprintf(o.ErrOut, "note: validate %s: the UCP path has no agent profile URL (give --base-url or --agent-profile, env SVC_AGENT_PROFILE): "+
 			"its requests name the placeholder %s, which serves no profile, so a store that fetches it refuses them\n", o.RunID, leaderboard.DefaultAgentProfile)
 	}
-	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{
-		Client:         client,
-		UCP:            v,
-		AgentProfile:   o.AgentProfile,
-		BrowserRunsDir: filepath.Join(o.DataDir, "runs"),
-		FixtureRuns:    o.FixtureRuns,
-	}); err != nil {
+	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.AgentProfile}); err != nil {
 		return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
 	}
 	if err := files.Push(ctx, o.RunID, leaderboard.AgentRunsDir); err != nil {
@@ -293,6 +280,15 @@ func AggregateStage(ctx context.Context, o AggregateStageOptions) error {
 	}
 	if err := files.PullHistory(ctx, ri, o.Previous, o.NoHistory); err != nil {
 		return fmt.Errorf("aggregate %s: previous run: %w", o.RunID, err)
+	}
+	// The shop stage's journals (every shard's) become the leaderboard's
+	// browser runs and the published evidence; no journal leaves the
+	// browser paths unmeasured.
+	if err := WriteShopRuns(dir, ri.ID); err != nil {
+		return fmt.Errorf("aggregate %s: %w", o.RunID, err)
+	}
+	if _, err := WriteShopEvidence(dir, ri.ID); err != nil {
+		return fmt.Errorf("aggregate %s: %w", o.RunID, err)
 	}
 	ao := AggregateOptions{
 		Dir:         dir,

@@ -384,7 +384,7 @@ func TestSubmissionsSurviveSIGKILL(t *testing.T) {
 	cw.Flush()
 	os.WriteFile(storesCSV, buf.Bytes(), 0o644)
 	t.Setenv("SVC_UCP_OFFLINE", "1")
-	args := []string{"run", "--data", data, "--stores", storesCSV, "--run", "after-kills", "--agent-paths=false",
+	args := []string{"run", "--data", data, "--stores", storesCSV, "--run", "after-kills", "--agent-paths=false", "--no-shop",
 		"--fixture-addr", srv.Addr(), "--fixture-ca", caPath}
 	if d := fixtures.UCPSchemaDir(); d != "" {
 		args = append(args, "--ucp-schema-dir", d)

@@ -231,6 +231,11 @@ func (s *Server) dataFile(w http.ResponseWriter, r *http.Request) error {
 	if version == "svc-100" {
 		cache = cacheImmutable // the test set's files are frozen
 	}
+	if version == "shop" && !strings.HasPrefix(rel, "shop/screens/") {
+		// The browser shoppers' evidence of the latest run; the
+		// screenshots are named by their content.
+		cache = cacheShort
+	}
 	if f := snap.dataJSON[version+strings.TrimPrefix(rel, parts[0])]; f != nil {
 		return serveFile(w, r, f, cache) // the version's manifest and data package, from memory
 	}

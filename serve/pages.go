@@ -5,7 +5,10 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -253,6 +256,7 @@ func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl readl
 	if err := storeDocuments(rl, dir, st); err != nil {
 		return fmt.Errorf("store page %s: %w", host, err)
 	}
+	st.Shop = s.shopEvidence(host)
 	site, err := pages.NewSite(s.cfg.BaseURL, rl.Version())
 	if err != nil {
 		site = &pages.Site{Version: rl.Version()}
@@ -263,6 +267,28 @@ func (s *Server) savedStorePage(w http.ResponseWriter, r *http.Request, rl readl
 	}
 	setPageHeaders(w.Header())
 	return serveFile(w, r, newFile("store.html", buf.Bytes()), cachePage)
+}
+
+// maxShopEvidence bounds the evidence file a store page reads.
+const maxShopEvidence = 1 << 20
+
+// shopEvidence reads what the browser shoppers saw at host, as the latest
+// snapshot published it (publish.ShopEvidencePath); nil when no shopper
+// ran there, or the file is unreadable.
+func (s *Server) shopEvidence(host string) *publish.ShopEvidence {
+	if !pages.ValidHost(host) {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(s.public, filepath.FromSlash(publish.ShopEvidencePath(host))))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var ev publish.ShopEvidence
+	if json.NewDecoder(io.LimitReader(f, maxShopEvidence)).Decode(&ev) != nil || ev.Host != host {
+		return nil
+	}
+	return &ev
 }
 
 // storeBadge serves /stores/<host>/badge.svg: the verdict of the store

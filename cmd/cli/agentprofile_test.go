@@ -50,7 +50,7 @@ func TestAgentProfileFlags(t *testing.T) {
 	}
 	bad := []flagCase{
 		{cmd: "validate", args: []string{"--agent-profile", "http://svc.example/.well-known/ucp"}}, // not https
-		{cmd: "validate", args: []string{"--agent-profile", "/.well-known/ucp"}},                  // not absolute
+		{cmd: "validate", args: []string{"--agent-profile", "/.well-known/ucp"}},                   // not absolute
 		{cmd: "run", args: []string{"--stores", "s.csv", "--agent-profile", `https://svc.example/a"b`}},
 		{cmd: "run", args: []string{"--stores", "s.csv", "--agent-profile", "https://user@svc.example/ucp"}},
 		{cmd: "schedule", args: []string{"--cron", "@weekly", "--stores", "s.csv", "--agent-profile", "ftp://svc.example/ucp"}},

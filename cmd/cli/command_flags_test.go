@@ -78,7 +78,8 @@ func TestCommandFlags(t *testing.T) {
 		"fixtures": fixturesCmd,
 		"shop": func(g *globals) *cobra.Command {
 			return newShopCmdWith(g, func(o *shopOptions) error {
-				got = fmt.Sprintf("%s %s %v %q %s %q", o.url, o.shopper, o.json, o.screenshot, o.timeout, o.llm.Model)
+				got = fmt.Sprintf("%s %s %v %q %s %q | %s %q %d %q", o.url, o.shopper, o.json, o.screenshot, o.timeout, o.llm.Model,
+					o.runID, o.stores, o.concurrency, o.shard.shard)
 				return nil
 			})
 		},
@@ -99,8 +100,11 @@ func TestCommandFlags(t *testing.T) {
 		{"fixtures", []string{"list", "--csv", "--seed", "3", "--stores", "10000"}, "list false true 3 10000"},
 		{"fixtures", []string{"score"}, "score env-run false 1 200"},
 		{"fixtures", []string{"score", "--run", "r1", "--no-ucp-schemas"}, "score r1 true 1 200"},
-		{"shop", []string{"https://shop.example/", "--shopper", "A"}, `https://shop.example/ A false "" 1m30s "env-model"`},
-		{"shop", []string{"--shopper", "ucp", "--json", "--screenshot", "s.jpg", "--timeout", "30s", "shop.example"}, `shop.example ucp true "s.jpg" 30s "env-model"`},
+		{"shop", []string{"https://shop.example/", "--shopper", "A"}, `https://shop.example/ A false "" 1m30s "env-model" | env-run "" 2 ""`},
+		{"shop", []string{"--shopper", "ucp", "--json", "--screenshot", "s.jpg", "--timeout", "30s", "shop.example"}, `shop.example ucp true "s.jpg" 30s "env-model" | env-run "" 2 ""`},
+		// The stage form: no URL.
+		{"shop", nil, `  false "" 1m30s "env-model" | env-run "" 2 ""`},
+		{"shop", []string{"--run", "r1", "--stores", "s.csv", "--concurrency", "4", "--shard", "1/4", "--shopper", "b"}, ` b false "" 1m30s "env-model" | r1 "s.csv" 4 "1/4"`},
 	}, []flagCase{
 		{cmd: "probe", args: nil}, // no URL
 		{cmd: "probe", args: []string{"a.example", "b.example"}},
@@ -130,7 +134,13 @@ func TestCommandFlags(t *testing.T) {
 		{cmd: "shop", args: []string{"--shopper", "A", "--timeout", "11m", "https://shop.example/"}},
 		{cmd: "shop", args: []string{"--shopper", "A", "https://shop.example/checkout"}},
 		{cmd: "shop", args: []string{"--shopper", "A", "ftp://shop.example/"}},
-		{cmd: "shop", args: []string{"--shopper", "A"}},
+		{cmd: "shop", args: []string{"--shopper", "A", "a", "b"}},                               // two URLs
+		{cmd: "shop", args: []string{"--shopper", "ucp"}},                                       // the stage runs browser shoppers only
+		{cmd: "shop", args: []string{"--json"}},                                                 // a one-store flag in the stage form
+		{cmd: "shop", args: []string{"--concurrency", "0"}},                                     // stage: no pages
+		{cmd: "shop", args: []string{"--shard", "4/4"}},                                         // stage: no such shard
+		{cmd: "shop", args: []string{"--run", "../x"}},                                          // stage: bad run id
+		{cmd: "shop", args: []string{"--shopper", "A", "--run", "r1", "https://shop.example/"}}, // a stage flag in the one-store form
 	})
 }
 

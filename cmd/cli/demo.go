@@ -15,6 +15,7 @@ import (
 
 	"svc/datasets/svc100"
 	"svc/fixtures"
+	"svc/pipeline"
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
 	"svc/pipeline/leaderboard"
@@ -31,6 +32,7 @@ type demoOptions struct {
 	world     fixturesWorldFlags
 	runID     string
 	exitAfter bool
+	noShop    bool
 }
 
 func newDemoCmd(g *globals) *cobra.Command { return newDemoCmdWith(g, nil) }
@@ -44,10 +46,15 @@ func newDemoCmdWith(g *globals, runF func(*demoOptions) error) *cobra.Command {
 		Short: "Run the whole service on the fixture world, offline: pipeline and API",
 		Long: `Start the fixture world (synthetic stores on *.test names, HTTP and HTTPS on
 one loopback address), run the whole pipeline over it (crawl, validate,
-aggregate, snapshot) into DATA, show trait by trait that every store got
+shop, aggregate, snapshot) into DATA, show trait by trait that every store got
 its known answer, and serve the API on --addr with live checks routed to
 the fixture world. The API is ready when GET /api/protocols answers 200.
 Ctrl-C stops everything.
+
+The shop stage runs the browser shoppers A to E over the SVC-100 stand-ins
+in Debian's Chromium when it is installed (several minutes on 2 cores);
+without it the demo says so and the browser lane stays unmeasured, and
+--no-shop skips it.
 
 Nothing leaves this machine: the stores are served from loopback and only
 *.test names are routed there.`,
@@ -78,6 +85,7 @@ Nothing leaves this machine: the stores are served from loopback and only
 	f.StringVar(&o.fixtureAt, "fixtures-addr", "127.0.0.1:0", "loopback address of the fixture world (port 0: any free port)")
 	f.StringVar(&o.runID, "run", "demo", "run id of the demo's pipeline run")
 	f.BoolVar(&o.exitAfter, "exit", false, "exit after the pipeline instead of serving")
+	f.BoolVar(&o.noShop, "no-shop", false, "skip the shop stage (the browser shoppers over SVC-100): the browser lane stays unmeasured")
 	o.world.register(cmd)
 	o.ucpFlags.register(cmd)
 	return cmd
@@ -105,7 +113,8 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	if err := durable.WriteFileAtomic(storesCSV, buf.Bytes(), 0o644); err != nil {
 		return err
 	}
-	run := &runOptions{globals: o.globals, runID: o.runID, stores: storesCSV, concurrency: 16, agentPaths: true, ucpFlags: o.ucpFlags}
+	run := &runOptions{globals: o.globals, runID: o.runID, stores: storesCSV, concurrency: 16, agentPaths: true, ucpFlags: o.ucpFlags,
+		noShop: o.noShop, shopPages: pipeline.DefaultPages}
 	// The UCP path names the platform profile the demo's own API publishes
 	// on --addr (plain http is let through only over the fixture world).
 	run.profile.url = demoAgentProfile(o.addr)

@@ -36,7 +36,9 @@ func TestDemoScoresEveryStore(t *testing.T) {
 			}
 			data := t.TempDir()
 			var out, errOut bytes.Buffer
-			code := Run(context.Background(), []string{"demo", "--exit", "--data", data,
+			// The shop stage has its own tests (pipeline: TestShopStageBrowser,
+			// TestShopLaneIntoStoreAnswers); here it would add minutes.
+			code := Run(context.Background(), []string{"demo", "--exit", "--no-shop", "--data", data,
 				"--fixtures-addr", "127.0.0.1:0", "--ucp-schema-dir", tc.dir}, &out, &errOut)
 			text := out.String()
 			if code != ExitOK {

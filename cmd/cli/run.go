@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline"
+	"svc/pipeline/shop"
 )
 
 // runOptions holds the flags of `svc run`, which are the union of the
@@ -17,6 +18,8 @@ type runOptions struct {
 	concurrency int
 	baseURL     string
 	agentPaths  bool
+	noShop      bool
+	shopPages   int
 	ucpFlags    ucpSchemaFlags
 	state       stateFlag
 	profile     agentProfileFlag
@@ -30,11 +33,14 @@ func newRunCmdWith(g *globals, runF func(*runOptions) error) *cobra.Command {
 	o := &runOptions{globals: g}
 	cmd := &cobra.Command{
 		Use:   "run --stores FILE",
-		Short: "Run the whole pipeline: crawl, validate, aggregate, snapshot",
-		Long: `Run the four pipeline stages in order under one run id: crawl every store
+		Short: "Run the whole pipeline: crawl, validate, shop, aggregate, snapshot",
+		Long: `Run the pipeline stages in order under one run id: crawl every store
 of --stores, validate their UCP profiles (and run the service's own agent
-paths over SVC-100), aggregate the tables and figures with DuckDB, and
-publish them as one immutable snapshot under DATA/public.
+paths over SVC-100), run the browser shoppers A to E over SVC-100 (the shop
+stage, when Chromium is found; without it the run says so and the browser
+lane stays unmeasured; --no-shop skips it), aggregate the tables and
+figures with DuckDB, and publish them as one immutable snapshot under
+DATA/public.
 
 Each stage keeps its output in DATA/work/<run-id>/, so a run that stops
 (killed, or a store list that fails half-way) continues where it stopped
@@ -65,6 +71,8 @@ func (o *runOptions) register(cmd *cobra.Command, withRunID bool) {
 	f.IntVar(&o.concurrency, "concurrency", 16, "stores checked at once")
 	f.StringVar(&o.baseURL, "base-url", envOr("SVC_BASE_URL", ""), "absolute base of published links (env SVC_BASE_URL); empty for root-relative")
 	f.BoolVar(&o.agentPaths, "agent-paths", true, "run the service's own UCP and storefront-MCP paths over SVC-100")
+	f.BoolVar(&o.noShop, "no-shop", false, "skip the shop stage (the browser shoppers): the browser lane stays unmeasured")
+	f.IntVar(&o.shopPages, "shop-concurrency", pipeline.DefaultPages, "browser pages at once in the shop stage")
 	if withRunID {
 		registerRunFlag(cmd, &o.runID)
 	}
@@ -86,6 +94,9 @@ func (o *runOptions) validate() error {
 	if err := o.profile.validate(o.globals); err != nil {
 		return err
 	}
+	if o.shopPages < 1 || o.shopPages > 64 {
+		return usagef("--shop-concurrency must be 1 to 64")
+	}
 	if o.runID != "" {
 		return validRunID(o.runID)
 	}
@@ -95,14 +106,20 @@ func (o *runOptions) validate() error {
 // runAll runs the four stages of one run through pipeline.Run, each
 // exactly as its own command would, stopping at the first stage that fails.
 func runAll(ctx context.Context, o *runOptions) error {
+	var shopStage func() (pipeline.ShopRunner, func(), error)
+	if !o.noShop {
+		llm := shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
+		shopStage = func() (pipeline.ShopRunner, func(), error) { return o.shopRunner(ctx, llm, shop.DefaultRunTimeout) }
+	}
 	return pipeline.Run(ctx, pipeline.RunOptions{
-		StageEnv:     o.state.env(o.stageEnv(o.runID)),
-		Concurrency:  o.concurrency,
-		BaseURL:      o.baseURL,
-		AgentProfile: o.profile.resolve(o.baseURL),
-		AgentPaths:   o.agentPaths,
-		FixtureRuns:  o.fixtureAddr != "",
-		Stores:       func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
+		StageEnv:        o.state.env(o.stageEnv(o.runID)),
+		Concurrency:     o.concurrency,
+		BaseURL:         o.baseURL,
+		AgentProfile:    o.profile.resolve(o.baseURL),
+		AgentPaths:      o.agentPaths,
+		Shop:            shopStage,
+		ShopConcurrency: o.shopPages,
+		Stores:          func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
 		Checker: func() (pipeline.Checker, error) { // the check engine of the crawl
 			eng, err := o.newEngine(o.ucpFlags)
 			if err != nil {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"svc/pipeline"
 	"svc/pipeline/fetch"
 	"svc/pipeline/shop"
 	"svc/pipeline/shop/browser"
@@ -27,6 +28,11 @@ type shopOptions struct {
 	timeout    time.Duration
 	llm        shop.LLMConfig
 	ucpFlags   ucpSchemaFlags
+	// The stage form (no URL).
+	runID       string
+	stores      string
+	concurrency int
+	shard       shardFlag
 }
 
 func newShopCmd(g *globals) *cobra.Command { return newShopCmdWith(g, nil) }
@@ -36,9 +42,9 @@ func newShopCmd(g *globals) *cobra.Command { return newShopCmdWith(g, nil) }
 func newShopCmdWith(g *globals, runF func(*shopOptions) error) *cobra.Command {
 	opts := &shopOptions{globals: g}
 	cmd := &cobra.Command{
-		Use:   "shop URL --shopper A|B|C|D|E|ucp|mcp",
-		Short: "Run one agent path on one store now, stopping before payment",
-		Long: `Run one of the service's agent paths on one store and print what happened:
+		Use:   "shop [URL --shopper A|B|C|D|E|ucp|mcp]",
+		Short: "Run agent paths on one store now, or the browser shoppers over SVC-100 (pipeline stage)",
+		Long: `With a URL: run one of the service's agent paths on one store and print what happened:
 the outcome (added_to_cart, checkout_reached, no_cart, blocked, error,
 not_attempted), the reason, the number of steps, the seconds taken, the step
 log and the hash of a small screenshot of the last page.
@@ -61,13 +67,40 @@ places an order, pays, types, logs in or solves a captcha, and no checkout
 address is ever printed or kept: a run stops at the first checkout page.
 
 Exit codes: 0 the run happened (whatever its outcome); 2 the store could not
-be reached; 64 the URL is invalid or unsafe.`,
+be reached; 64 the URL is invalid or unsafe.
+
+Without a URL: the shop stage of a run (after validate, before aggregate).
+Shoppers A to E each run on every store of SVC-100 v1 and, with --stores,
+of that CSV too, --concurrency browser pages at once (default 2, for 2
+cores). Each run is appended to a journal as it completes
+(DATA/work/<run-id>/shop/shop.jsonl, screenshots beside it under
+shop/screens/), so a stage that is killed resumes without running a
+finished (store, shopper) pair again. --shard i/n runs the stores whose
+host hashes into shard i, as crawl does. D runs only with a model
+configured (SVC_LLM_*); without one its rows are not_attempted and its
+path stays unmeasured. --shopper limits the stage to one browser shopper.
+The aggregate stage turns the journal into the leaderboard's browser paths
+A to E, store_answers.buy_browser and the published evidence (step logs and
+screenshots under data/shop/). Without Chromium the stage fails with
+"chromium not found: the browser lane is unmeasured".`,
 		Example: `  svc shop https://shop.example/ --shopper A
-  svc shop --json --shopper B --fixture-addr 127.0.0.1:8443 --fixture-ca var/fixtures/ca.pem https://svcshop-form.test/`,
-		Args: argsUsage(cobra.ExactArgs(1)),
+  svc shop --json --shopper B --fixture-addr 127.0.0.1:8443 --fixture-ca var/fixtures/ca.pem https://svcshop-form.test/
+  svc shop --run 2026-11-23                      # the stage: A to E over SVC-100 v1
+  svc shop --run 2026-11-23 --stores stores.csv --concurrency 4 --shard 1/4`,
+		Args:        argsUsage(cobra.MaximumNArgs(1)),
+		Annotations: map[string]string{storageAnnotation: "yes"},
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				if err := opts.validateStage(cmd); err != nil {
+					return err
+				}
+				if runF != nil {
+					return runF(opts)
+				}
+				return shopStageRun(cmd.Context(), opts)
+			}
 			opts.url = args[0]
-			if err := opts.validate(); err != nil {
+			if err := opts.validate(cmd); err != nil {
 				return err
 			}
 			if runF != nil {
@@ -80,13 +113,25 @@ be reached; 64 the URL is invalid or unsafe.`,
 	f.StringVar(&opts.shopper, "shopper", "", "the path: A, B, C, D, E, ucp or mcp (required)")
 	f.BoolVar(&opts.json, "json", false, "print the run as one JSON object")
 	f.StringVar(&opts.screenshot, "screenshot", "", "write the screenshot of the last page (JPEG) to this file")
-	f.DurationVar(&opts.timeout, "timeout", shop.DefaultRunTimeout, "bound on the whole run")
+	f.DurationVar(&opts.timeout, "timeout", shop.DefaultRunTimeout, "bound on the whole run (each run, in the stage)")
+	f.StringVar(&opts.stores, "stores", "", "stage: a CSV of stores (host,name,category,source) shopped beside SVC-100 v1")
+	f.IntVar(&opts.concurrency, "concurrency", pipeline.DefaultPages, "stage: browser pages at once")
+	registerRunFlag(cmd, &opts.runID)
+	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	opts.llm = shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
 	return cmd
 }
 
-func (o *shopOptions) validate() error {
+// stageOnly are the flags of the stage form alone.
+var stageOnly = []string{"stores", "concurrency", "run", "shard"}
+
+func (o *shopOptions) validate(cmd *cobra.Command) error {
+	for _, name := range stageOnly {
+		if cmd.Flags().Changed(name) {
+			return usagef("--%s is a flag of the stage form (svc shop without a URL)", name)
+		}
+	}
 	if o.shopper == "" {
 		return usagef("--shopper is required: A, B, C, D, E, ucp or mcp")
 	}
@@ -103,6 +148,87 @@ func (o *shopOptions) validate() error {
 		return usagef("--fixture-ca needs --fixture-addr")
 	}
 	return nil
+}
+
+// validateStage checks the flags of the stage form.
+func (o *shopOptions) validateStage(cmd *cobra.Command) error {
+	for _, name := range []string{"json", "screenshot"} {
+		if cmd.Flags().Changed(name) {
+			return usagef("--%s is a flag of the one-store form (svc shop URL --shopper X)", name)
+		}
+	}
+	if o.shopper != "" {
+		sh, ok := shop.ParseShopper(o.shopper)
+		if !ok || !sh.Browser() {
+			return usagef("--shopper %q: the stage runs the browser shoppers A, B, C, D or E (ucp and mcp run in validate)", o.shopper)
+		}
+	}
+	if o.concurrency < 1 || o.concurrency > 64 {
+		return usagef("--concurrency must be 1 to 64")
+	}
+	if o.timeout <= 0 || o.timeout > 10*time.Minute {
+		return usagef("--timeout must be between 0 and 10m")
+	}
+	if o.fixtureCA != "" && o.fixtureAddr == "" {
+		return usagef("--fixture-ca needs --fixture-addr")
+	}
+	if err := validRunID(o.runID); err != nil {
+		return err
+	}
+	return o.shard.parse()
+}
+
+// errNoChromium is what a stage says when no Chromium is found.
+const errNoChromium = "chromium not found: the browser lane is unmeasured"
+
+// shopRunner starts Chromium for the shop stage and returns the runner
+// of its runs and the function that stops it; browser.ErrNoBrowser when
+// no Chromium is found.
+func (g *globals) shopRunner(ctx context.Context, llm shop.LLMConfig, timeout time.Duration) (pipeline.ShopRunner, func(), error) {
+	ca, err := fetch.LoadFixtureCA(g.fixtureCA)
+	if err != nil {
+		return nil, nil, usagef("%v", err)
+	}
+	// A configured SVC_CHROMIUM that is not there is no Chromium either.
+	exe := browser.FindExecPath()
+	if fi, err := os.Stat(exe); exe == "" || err != nil || fi.IsDir() {
+		return nil, nil, fmt.Errorf("%w: %q", browser.ErrNoBrowser, exe)
+	}
+	b, err := browser.Start(ctx, browser.Options{ExecPath: exe, FixtureAddr: g.fixtureAddr, FixtureCA: ca})
+	if err != nil {
+		return nil, nil, err
+	}
+	so := shop.Options{Browser: b, LLM: llm, RunTimeout: timeout}
+	run := func(ctx context.Context, sh shop.Shopper, rawURL string) (*shop.Report, error) {
+		return shop.Run(ctx, so, sh, rawURL)
+	}
+	return run, func() { b.Close() }, nil
+}
+
+// shopStageRun is the stage form of svc shop.
+func shopStageRun(ctx context.Context, opts *shopOptions) error {
+	var stores []pipeline.Store
+	if opts.stores != "" {
+		var err error
+		if stores, err = readStoresFile(opts.stores); err != nil {
+			return err
+		}
+	}
+	run, stop, err := opts.shopRunner(ctx, opts.llm, opts.timeout)
+	if errors.Is(err, browser.ErrNoBrowser) {
+		return fmt.Errorf("%s (%w)", errNoChromium, err)
+	}
+	if err != nil {
+		return err
+	}
+	defer stop()
+	so := pipeline.ShopStageOptions{StageEnv: opts.stageEnv(opts.runID), Stores: stores, Concurrency: opts.concurrency,
+		Shard: opts.shard.shard, Run: run}
+	if opts.shopper != "" {
+		sh, _ := shop.ParseShopper(opts.shopper)
+		so.Shoppers = []shop.Shopper{sh}
+	}
+	return pipeline.ShopStage(ctx, so)
 }
 
 func shopRun(ctx context.Context, opts *shopOptions) error {

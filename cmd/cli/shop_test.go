@@ -125,3 +125,18 @@ func TestShopCommand(t *testing.T) {
 		})
 	}
 }
+
+// TestShopStageWithoutChromium: the stage form of svc shop without a
+// Chromium says so plainly, fails, and starts no journal.
+func TestShopStageWithoutChromium(t *testing.T) {
+	t.Setenv("SVC_CHROMIUM", filepath.Join(t.TempDir(), "no-chromium"))
+	data := t.TempDir()
+	var out, errOut bytes.Buffer
+	code := Run(t.Context(), []string{"shop", "--data", data, "--run", "r1"}, &out, &errOut)
+	if code != ExitFailed || !strings.Contains(errOut.String(), "chromium not found: the browser lane is unmeasured") {
+		t.Errorf("exit %d, stderr %q", code, errOut.String())
+	}
+	if _, err := os.Stat(filepath.Join(data, "work", "r1", "shop")); !os.IsNotExist(err) {
+		t.Errorf("the stage left a shop folder: %v", err)
+	}
+}

@@ -28,7 +28,8 @@ func TestSameDayRerun(t *testing.T) {
 	}
 	srv, ca, stores, _ := worldStores(t, 20)
 	data := filepath.Join(t.TempDir(), "data")
-	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca, "--agent-paths=false", "--stores", stores}
+	// --no-shop: the shop stage (minutes of Chromium) is not what this tests.
+	fx := []string{"--data", data, "--fixture-addr", srv.Addr(), "--fixture-ca", ca, "--agent-paths=false", "--no-shop", "--stores", stores}
 	if d := fixtures.UCPSchemaDir(); d != "" {
 		fx = append(fx, "--ucp-schema-dir", d)
 	}

@@ -49,7 +49,7 @@ func TestStageFlags(t *testing.T) {
 		},
 		"run": func(g *globals) *cobra.Command {
 			return newRunCmdWith(g, func(o *runOptions) error {
-				got = fmt.Sprintf("%s %s %d %q %v %q", o.runID, o.stores, o.concurrency, o.baseURL, o.agentPaths, o.state.value)
+				got = fmt.Sprintf("%s %s %d %q %v %q %v %d", o.runID, o.stores, o.concurrency, o.baseURL, o.agentPaths, o.state.value, o.noShop, o.shopPages)
 				return nil
 			})
 		},
@@ -61,7 +61,7 @@ func TestStageFlags(t *testing.T) {
 		},
 		"demo": func(g *globals) *cobra.Command {
 			return newDemoCmdWith(g, func(o *demoOptions) error {
-				got = fmt.Sprintf("%s %s %s %v %d %d", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores)
+				got = fmt.Sprintf("%s %s %s %v %d %d %v", o.runID, o.addr, o.fixtureAt, o.exitAfter, o.world.seed, o.world.stores, o.noShop)
 				return nil
 			})
 		},
@@ -78,12 +78,13 @@ func TestStageFlags(t *testing.T) {
 		{"aggregate", []string{"--no-history"}, `env-run "" true "" ""`},
 		{"aggregate", []string{"--state", "postgresql://svc@db/svc"}, `env-run "" false "" "postgresql://svc@db/svc"`},
 		{"snapshot", []string{"--run", "r2", "--base-url", "https://svc.example"}, `r2 "https://svc.example"`},
-		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false ""`},
-		{"run", []string{"--stores", "s.csv", "--state", "postgres://svc@db/svc"}, `env-run s.csv 16 "" true "postgres://svc@db/svc"`},
+		{"run", []string{"--stores", "s.csv", "--concurrency", "8", "--agent-paths=false"}, `env-run s.csv 8 "" false "" false 2`},
+		{"run", []string{"--stores", "s.csv", "--state", "postgres://svc@db/svc"}, `env-run s.csv 16 "" true "postgres://svc@db/svc" false 2`},
+		{"run", []string{"--stores", "s.csv", "--no-shop", "--shop-concurrency", "3"}, `env-run s.csv 16 "" true "" true 3`},
 		{"schedule", []string{"--cron", "@weekly", "--run-now", "--stores", "s.csv"}, `"@weekly" true "" s.csv 16 ""`},
 		{"schedule", []string{"--cron", "@weekly", "--stores", "s.csv", "--state", "postgres://svc@db/svc"}, `"@weekly" false "" s.csv 16 "postgres://svc@db/svc"`},
-		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200`},
-		{"demo", []string{"--exit", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300`},
+		{"demo", nil, `demo 127.0.0.1:8080 127.0.0.1:0 false 1 200 false`},
+		{"demo", []string{"--exit", "--no-shop", "--run", "d2", "--addr", "127.0.0.1:9090", "--seed", "7", "--stores", "300"}, `d2 127.0.0.1:9090 127.0.0.1:0 true 7 300 true`},
 	}, []flagCase{
 		{cmd: "crawl", args: nil}, // no --stores
 		{cmd: "crawl", args: []string{"--stores", "s.csv", "--concurrency", "0"}},
@@ -96,6 +97,7 @@ func TestStageFlags(t *testing.T) {
 		{cmd: "schedule", args: []string{"--cron", "@weekly", "--stores", "s.csv", "--state", "http://db/svc"}},
 		{cmd: "snapshot", args: []string{"--run", ".hidden"}},
 		{cmd: "run", args: []string{"--stores", "s.csv", "--concurrency", "2000"}},
+		{cmd: "run", args: []string{"--stores", "s.csv", "--shop-concurrency", "0"}},
 		{cmd: "schedule", args: []string{"--stores", "s.csv"}}, // no --cron
 		{cmd: "demo", args: []string{"--addr", "nohostport"}},
 	})

@@ -47,13 +47,13 @@ stopped when run again with the same --run. A store that fails is recorded
 and counted, never fatal. Network errors are published as a class (timeout,
 tls, connection_failed), never as raw text or an address.
 
-Unless --agent-paths=false, the stage also runs the service's own agent
-paths (UCP and storefront MCP, catalog to cart, stopped before payment) over
-the SVC-100 v1 test set and imports the browser shoppers' runs from
-DATA/runs, for the leaderboard and the buy.browser lane. The UCP path names
-svc's own platform profile in UCP-Agent: --agent-profile, else
-$SVC_BASE_URL/.well-known/ucp (where ` + "`svc serve --base-url`" + ` publishes it);
-with neither it sends a placeholder that serves no profile, and says so.
+Unless --agent-paths=false, the stage also runs the service's own plain-HTTP
+agent paths (UCP and storefront MCP, catalog to cart, stopped before payment)
+over the SVC-100 v1 test set, for the leaderboard. The browser shoppers are
+the shop stage's (svc shop --run RUN). The UCP path names svc's own platform
+profile in UCP-Agent: --agent-profile, else $SVC_BASE_URL/.well-known/ucp
+(where ` + "`svc serve`" + ` publishes it); with neither it sends a placeholder
+that serves no profile, and says so.
 
 With --shard i/n the stage validates the stores of crawl partition i and
 writes its own partition, DATA/work/<run-id>/ucp_validations/shard=<i>-of-<n>/.
@@ -88,7 +88,7 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 	f := cmd.Flags()
 	registerRunFlag(cmd, &opts.runID)
 	f.IntVar(&opts.concurrency, "concurrency", 16, "profiles validated at once")
-	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own agent paths over SVC-100 v1 and import the browser-shopper runs (shard 0 only)")
+	f.BoolVar(&opts.agentPaths, "agent-paths", true, "also run the service's own plain-HTTP agent paths over SVC-100 v1 (shard 0 only)")
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	opts.profile.register(cmd)
@@ -101,7 +101,6 @@ func validateRun(ctx context.Context, opts *validateOptions) error {
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
 		AgentPaths:  opts.agentPaths,
-		FixtureRuns: opts.fixtureAddr != "",
 		// The stage has no --base-url: the profile is the flag's, else
 		// the one under SVC_BASE_URL, the base the later stages publish at.
 		AgentProfile: opts.profile.resolve(envOr("SVC_BASE_URL", "")),

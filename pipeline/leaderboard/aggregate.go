@@ -25,14 +25,14 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 	"n counts every result a run reported, not_attempted included: a store a run skipped is a store where it did not reach the cart. " +
 	"A cart success is added_to_cart or checkout_reached; it is not an order. " +
 	"The interval is the Wilson score interval at 95% (z = 1.96); rates and bounds are rounded to 3 decimals. " +
-	"paths are the service's own measured runs: browser shoppers A to E (runs imported as files in the submission format) and the " +
+	"paths are the service's own measured runs: browser shoppers A to E (the shop stage's runs in headless Chromium, to the first checkout page) and the " +
 	"pipeline's own UCP-path and storefront-MCP-path runs over plain HTTP, which stop at the cart: a cart that came back with a " +
 	"checkout link counts as checkout_reached (the link is never opened or kept), a cart without one as added_to_cart. " +
 	"The UCP path (method " + MethodVersion + ") drives UCP only over a profile's MCP binding and calls no UCP cart operation: " +
 	"it claims no cart it did not reach, and a store whose bindings it does not drive is not_attempted. " +
 	"Per-store reasons are in the leaderboard_results table. " +
-	"A path whose run is fixture data (status fixture, evidence Fixture data, fixtureData true) was generated from the fixture world's " +
-	"known answers and measured by no one: it is not verified. " +
+	"A path without a run (status not_run, evidence Not measured) has no figures: it is unmeasured, not zero; a browser path is not run when " +
+	"Chromium was absent or, for D, no model was configured. " +
 	"rank is the standard competition rank (1, 2, 2, 4) within paths and, apart, within unverified: by the lower Wilson bound, " +
 	"then cart successes, higher first; runs equal in both share a rank; a path with no result has none. " +
 	"unverified holds outside submissions: self-reported, not checked by the service, kept apart and never mixed into paths."

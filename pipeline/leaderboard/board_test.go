@@ -34,25 +34,20 @@ func scored(t *testing.T, name, path string, n, k int) *Submission {
 	return s.Public()
 }
 
-// testBoard has paths and outside runs with ties: browser-c (fixture data)
-// 9/10; browser-a and browser-b 6/10 each; ucp 3/10; mcp, browser-d and
+// testBoard has paths and outside runs with ties: browser-c 9/10;
+// browser-a and browser-b 6/10 each; ucp 3/10; mcp, browser-d and
 // browser-e not run. Outside: Cobalt 8/10; Amber and Birch 5/10 each;
 // Dune 0/10.
 func testBoard(t *testing.T) (*publish.Leaderboard, map[string]*Submission) {
 	t.Helper()
 	own := map[string]*AgentRun{}
 	for _, r := range []struct {
-		id      string
-		k       int
-		fixture bool
-	}{{"browser-a", 6, false}, {"browser-b", 6, false}, {"browser-c", 9, true}, {PathUCP, 3, false}} {
+		id string
+		k  int
+	}{{"browser-a", 6}, {"browser-b", 6}, {"browser-c", 9}, {PathUCP, 3}} {
 		for _, p := range Paths {
 			if p.ID == r.id {
-				by := MeasuredBy
-				if r.fixture {
-					by = ""
-				}
-				own[p.ID] = &AgentRun{RunID: "run-" + p.ID, PathID: p.ID, MeasuredBy: by, FixtureData: r.fixture,
+				own[p.ID] = &AgentRun{RunID: "run-" + p.ID, PathID: p.ID, MeasuredBy: MeasuredBy,
 					Submission: scored(t, p.Agent, p.Path, 10, r.k)}
 			}
 		}
@@ -226,8 +221,9 @@ func TestBoardAddRuns(t *testing.T) {
 	}
 }
 
-// TestBoardLabels is issue 16.8: fixture runs are not labelled measured or
-// verified anywhere, and a stand-in test set says so in every file.
+// TestBoardLabels: the service's own runs are labelled measured and
+// verified, a path without a run Not measured with no figures, and a
+// stand-in test set says so in every file.
 func TestBoardLabels(t *testing.T) {
 	b, _ := testBoard(t)
 	files, err := Files(b)
@@ -252,9 +248,9 @@ func TestBoardLabels(t *testing.T) {
 			t.Errorf("%s: fixtureStandIn %v, note %q", name, doc.FixtureStandIn, doc.TestSetNote)
 		}
 		for _, p := range doc.Paths {
-			fixture := p.ID == "browser-c"
-			if p.FixtureData != fixture || (fixture && (p.Verified || p.Evidence != EvidenceFixture || p.Status != StatusFixture || p.MeasuredBy != nil)) ||
-				(p.ID == "browser-a" && (!p.Verified || p.Evidence != EvidenceMeasured || p.MeasuredBy == nil)) {
+			run := p.ID == "browser-a" || p.ID == "browser-b" || p.ID == "browser-c" || p.ID == PathUCP
+			if p.FixtureData || (run && (!p.Verified || p.Evidence != EvidenceMeasured || p.Status != StatusMeasured || p.MeasuredBy == nil)) ||
+				(!run && (p.Evidence != EvidenceNotMeasured || p.Status != StatusNotRun)) {
 				t.Errorf("%s %s labels: %+v", name, p.ID, p)
 			}
 		}
@@ -265,8 +261,8 @@ func TestBoardLabels(t *testing.T) {
 		if row["fixture_stand_in"] != standIn {
 			t.Errorf("CSV %s: fixture_stand_in %q", row["id"], row["fixture_stand_in"])
 		}
-		if row["id"] == "browser-c" && (row["verified"] != "false" || row["evidence"] != EvidenceFixture || row["status"] != StatusFixture) {
-			t.Errorf("CSV fixture row: %v", row)
+		if row["id"] == "browser-c" && (row["verified"] != "true" || row["evidence"] != EvidenceMeasured || row["status"] != StatusMeasured) {
+			t.Errorf("CSV browser-c row: %v", row)
 		}
 	}
 	grid, err := csv.NewReader(bytes.NewReader(files[publish.LeaderboardStoresCSVPath])).ReadAll()

@@ -44,15 +44,10 @@ func build(own map[string]*AgentRun, subs []Stored, opts AggregateOptions) (*pub
 		s := r.Submission
 		row := publish.AgentPathRow{ID: p.ID, Label: p.Label, Path: p.Path, Agent: s.Agent.Name, AgentVersion: s.Agent.Version, Status: StatusMeasured,
 			RunID: &r.RunID, Verified: true, Evidence: EvidenceMeasured, MeasuredBy: strPtr(r.MeasuredBy),
-			FixtureData: r.FixtureData, Method: r.Method, RunStats: stats(s),
+			Method: r.Method, RunStats: stats(s),
 			StartedAt: timePtr(s.Run.StartedAt), FinishedAt: timePtr(s.Run.FinishedAt)}
-		if r.FixtureData {
-			// Generated from the fixture world's known answers: measured
-			// by no one, so neither verified nor Measured.
-			row.Status, row.Verified, row.Evidence, row.MeasuredBy = StatusFixture, false, EvidenceFixture, nil
-		}
 		b.Paths = append(b.Paths, row)
-		rows = append(rows, resultRows(r.RunID, &p.ID, s, row.Verified, row.Evidence, r.FixtureData, r.Reasons, nil)...)
+		rows = append(rows, resultRows(r.RunID, &p.ID, s, row.Verified, row.Evidence, false, r.Reasons, nil)...)
 	}
 	for _, st := range subs {
 		b.Unverified.Runs = append(b.Unverified.Runs, NewSubmissionRow(st, true))

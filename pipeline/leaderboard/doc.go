@@ -15,16 +15,16 @@
 //     over plain HTTP with the check engine's client and stopping before
 //     payment. Written in the submission format, labelled as the service's
 //     own measured runs, with a reason code per store.
-//   - Browser shoppers A to E (ImportBrowserRuns, BrowserLaneByHost): runs
-//     imported from files in the submission format (DIR/runs/), plus, over
-//     the fixture world only, the fixture runs shipped in datasets/runs,
-//     marked as fixture data. BrowserLaneByHost gives store_answers its
-//     buy_browser lane.
+//   - Browser shoppers A to E (WriteBrowserRuns, BrowserLane): the
+//     pipeline's shop stage runs them in Chromium and hands their results
+//     over; each shopper's run is written in the submission format,
+//     labelled as the service's own measured run, with its dates and n. A
+//     shopper that attempted no store has no run: not measured, never
+//     zero. Runs of other agents enter only as outside submissions.
 //   - The board (Aggregate): the leaderboard_results table, the JSON of GET
 //     /api/leaderboard (with and without the 100-row per-store grid), its
 //     CSV, and the SVC-100 v1 files, all written into the run folder's out/.
-//     Paths and outside runs carry a standard competition rank; fixture
-//     runs are labelled fixture data, never measured or verified; a test
+//     Paths and outside runs carry a standard competition rank; a test
 //     set of .test stores is labelled the fixture stand-in. The server
 //     lists runs accepted since the snapshot with Board.AddRuns and
 //     Board.Files.

@@ -26,16 +26,12 @@ const (
 	EvidenceMeasured     = "Measured"
 	EvidenceSelfReported = "Self-reported"
 	EvidenceNotMeasured  = "Not measured"
-	// EvidenceFixture labels the fixture world's shipped browser runs:
-	// generated from its known answers, measured by no one.
-	EvidenceFixture = "Fixture data"
 )
 
 // Statuses of the service's own paths on the board.
 const (
 	StatusMeasured = "measured" // a run the service measured
 	StatusNotRun   = "not_run"  // no run of the path was found
-	StatusFixture  = "fixture"  // fixture data, not a measurement
 )
 
 // PathInfo is one agent path of the service's own board.
@@ -83,12 +79,8 @@ func pathByAgent(name string) (PathInfo, bool) {
 type AgentRun struct {
 	RunID      string `json:"run_id"`
 	PathID     string `json:"path_id"`
-	MeasuredBy string `json:"measured_by"` // "" for fixture data
-	// FixtureData marks runs shipped with the fixture world: generated
-	// from its known answers, not measured.
-	FixtureData bool   `json:"fixture_data"`
-	Method      string `json:"method"`
-	Source      string `json:"source,omitempty"` // file a browser run was imported from
+	MeasuredBy string `json:"measured_by"`
+	Method     string `json:"method"`
 	// Reasons says, per store id, why the pipeline's own run ended where
 	// it did (codes in the package doc).
 	Reasons    map[string]string `json:"reasons,omitempty"`

@@ -70,7 +70,7 @@ func (wd *world) pipelineRun(t *testing.T, stateDir string) (string, *publish.Le
 		Now: func() time.Time { return runStart }, Concurrency: 16}); err != nil {
 		t.Fatal(err)
 	}
-	if err := ImportBrowserRuns(runDir, ImportOptions{Fixture: true}); err != nil {
+	if err := WriteBrowserRuns(runDir, "r1", scriptedBrowserResults(t, wd.w)); err != nil {
 		t.Fatal(err)
 	}
 	b, err := Aggregate(context.Background(), runDir, AggregateOptions{
@@ -228,16 +228,10 @@ func TestWorldLeaderboard(t *testing.T) {
 		if diff := cmp.Diff(wantStats, got); diff != "" {
 			t.Errorf("%s figures (-truth +board):\n%s", p.ID, diff)
 		}
-		if browser := info.Path == "browser"; p.FixtureData != browser {
-			t.Errorf("%s fixtureData = %v, want %v", p.ID, p.FixtureData, browser)
-		}
-		// The fixture world's browser runs are generated, not measured
-		// (issue 16.8): never labelled Measured or verified.
 		if p.FixtureData {
-			if p.Status != StatusFixture || p.Verified || p.Evidence != EvidenceFixture || p.MeasuredBy != nil {
-				t.Errorf("%s fixture labels: %+v", p.ID, p)
-			}
-		} else if p.Status != "measured" || !p.Verified || p.Evidence != EvidenceMeasured || p.MeasuredBy == nil || *p.MeasuredBy != MeasuredBy {
+			t.Errorf("%s fixtureData true: no fixture run is imported any more", p.ID)
+		}
+		if p.Status != "measured" || !p.Verified || p.Evidence != EvidenceMeasured || p.MeasuredBy == nil || *p.MeasuredBy != MeasuredBy {
 			t.Errorf("%s labels: %+v", p.ID, p)
 		}
 		// Per store, the grid and the run agree with truth.
@@ -370,8 +364,7 @@ func TestWorldLeaderboard(t *testing.T) {
 			}
 		}
 		verified, fixture, evidence := row[col("verified")].(bool), row[col("fixture_data")].(bool), row[col("evidence")]
-		if (evidence == EvidenceMeasured) != verified || (row[col("submitted_at")] != nil) != (evidence == EvidenceSelfReported) ||
-			(evidence == EvidenceFixture) != fixture || (fixture && verified) {
+		if (evidence == EvidenceMeasured) != verified || (row[col("submitted_at")] != nil) != (evidence == EvidenceSelfReported) || fixture {
 			t.Fatalf("row %d labels: %v", i, row)
 		}
 	}
@@ -384,26 +377,6 @@ func TestWorldLeaderboard(t *testing.T) {
 	// The contact of a submission is in no file of the run folder.
 	noContact(t, runDir)
 
-	// buy.browser per host, from the same runs.
-	lane, err := BrowserLaneByHost(runDir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i, st := range stores {
-		covered, success := false, false
-		for k := range 5 {
-			o := want[Paths[k].ID][i]
-			covered = covered || o != OutcomeNotAttempted
-			success = success || CartSuccess(o)
-		}
-		got, ok := lane[st.Host]
-		if ok != covered || got != success {
-			t.Errorf("buy_browser %s = %v (covered %v), truth %v (covered %v)", st.Host, got, ok, success, covered)
-		}
-	}
-	if len(lane) > svc100.Size {
-		t.Errorf("buy_browser covers %d hosts", len(lane))
-	}
 }
 
 // TestWorldLeaderboardReproducible measures and aggregates twice over the
@@ -440,54 +413,86 @@ func TestWorldLeaderboardReproducible(t *testing.T) {
 	}
 }
 
-// TestImportBrowserRuns checks the import from a runs folder: the latest
-// run of each shopper wins, other agents are refused, a missing shopper
-// leaves no file.
-func TestImportBrowserRuns(t *testing.T) {
-	runDir, dir := t.TempDir(), t.TempDir()
-	put := func(name, agent, finished string, outcome string) {
-		m := validBody(100)
-		m["agent"].(map[string]any)["name"] = agent
-		m["run"].(map[string]any)["finished_at"] = finished
-		for _, r := range m["results"].([]any) {
-			r.(map[string]any)["outcome"] = outcome
+// TestWriteBrowserRuns checks the browser runs the shop stage hands over:
+// written as the service's measured runs with their dates and n; a
+// shopper that attempted no store (D without a model) or covered fewer
+// stores than a submission holds gets no file, and an old file of it is
+// removed, so its path reads not measured.
+func TestWriteBrowserRuns(t *testing.T) {
+	runDir := t.TempDir()
+	t0 := time.Date(2026, 11, 20, 12, 0, 0, 0, time.UTC)
+	mk := func(n int, outcome string) []BrowserResult {
+		var out []BrowserResult
+		for i, st := range svc100.Stores()[:n] {
+			out = append(out, BrowserResult{ID: st.ID, Outcome: outcome, Reason: "r", At: t0.Add(time.Duration(i) * time.Minute),
+				Seconds: 2.5, Steps: 4, EvidenceURL: "/data/shop/stores/" + st.Host + ".json"})
 		}
-		if err := os.WriteFile(filepath.Join(dir, name), encode(t, m), 0o644); err != nil {
-			t.Fatal(err)
-		}
+		return out
 	}
-	put("browser-a-2026-11-09.json", "svc browser shopper A", "2026-11-20T11:00:00Z", OutcomeNoCart)
-	put("browser-a-2026-11-16.json", "svc browser shopper A", "2026-11-20T12:00:00Z", OutcomeAddedToCart)
-	put("browser-c-2026-11-16.json", "svc browser shopper C", "2026-11-20T12:00:00Z", OutcomeNotAttempted)
-	if err := ImportBrowserRuns(runDir, ImportOptions{Dir: dir}); err != nil {
+	in := map[string][]BrowserResult{"A": mk(100, OutcomeCheckoutReached), "B": mk(12, OutcomeNoCart), "D": mk(100, OutcomeNotAttempted)}
+	in["A"][3].Outcome = OutcomeBlocked
+	if err := WriteBrowserRuns(runDir, "r9", in); err != nil {
 		t.Fatal(err)
 	}
 	got, err := ReadAgentRuns(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(got) != 2 || got["browser-a"].RunID != "browser-a-2026-11-16" || got["browser-a"].FixtureData || got["browser-c"] == nil {
-		t.Fatalf("imported %+v", got)
+	if len(got) != 2 || got["browser-a"] == nil || got["browser-b"] == nil {
+		t.Fatalf("runs written: %v", sortedKeys(got))
 	}
-	lane, err := BrowserLaneByHost(runDir)
+	a := got["browser-a"]
+	if a.RunID != "svc-browser-a-r9" || a.MeasuredBy != MeasuredBy || a.Submission.Agent.Name != "svc browser shopper A" ||
+		a.Submission.Agent.Version != BrowserMethodVersion || len(a.Submission.Results) != 100 || a.Reasons[svc100.ID(1)] != "r" {
+		t.Errorf("browser-a: %+v", a)
+	}
+	if a.Submission.Run.StartedAt != "2026-11-20T12:00:00Z" || a.Submission.Run.FinishedAt != "2026-11-20T13:39:02.5Z" {
+		t.Errorf("browser-a dates: %s to %s", a.Submission.Run.StartedAt, a.Submission.Run.FinishedAt)
+	}
+	if r := a.Submission.Results[3]; r.Outcome != OutcomeBlocked || *r.Steps != 4 || *r.Seconds != 2.5 || r.EvidenceURL == "" {
+		t.Errorf("browser-a result 4: %+v", r)
+	}
+	// Fewer than 10 stores: no run; D's not_attempted rows: no run.
+	in["B"] = in["B"][:9]
+	if err := WriteBrowserRuns(runDir, "r9", in); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := ReadAgentRuns(runDir); got["browser-b"] != nil || got["browser-d"] != nil || got["browser-a"] == nil {
+		t.Errorf("after B fell to 9 stores: %v", sortedKeys(got))
+	}
+	b, err := Aggregate(context.Background(), runDir, AggregateOptions{
+		TablesDir: filepath.Join(runDir, "t"), FilesDir: filepath.Join(runDir, "f"), Date: "2026-11-21", GeneratedAt: runStart,
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(lane) != svc100.Size || !lane[svc100.Stores()[0].Host] {
-		t.Errorf("lane = %d hosts, first %v", len(lane), lane[svc100.Stores()[0].Host])
+	for _, p := range b.Paths {
+		measured := p.ID == "browser-a"
+		if measured != (p.Status == StatusMeasured) || measured != (p.Rate != nil) || (!measured && p.Evidence != EvidenceNotMeasured) {
+			t.Errorf("%s: status %s, rate %v, evidence %s", p.ID, p.Status, p.Rate, p.Evidence)
+		}
+		if measured && (p.N != 100 || p.CartSuccesses != 99 || p.StartedAt == nil || p.FinishedAt == nil) {
+			t.Errorf("%s: n %d, successes %d, dates %v %v", p.ID, p.N, p.CartSuccesses, p.StartedAt, p.FinishedAt)
+		}
 	}
-	// A re-import without shopper C removes its file.
-	os.Remove(filepath.Join(dir, "browser-c-2026-11-16.json"))
-	if err := ImportBrowserRuns(runDir, ImportOptions{Dir: dir}); err != nil {
-		t.Fatal(err)
-	}
-	if got, _ := ReadAgentRuns(runDir); got["browser-c"] != nil {
-		t.Error("shopper C's run survived a re-import without it")
-	}
-	// An outside agent's file is refused, naming the file.
-	put("someone.json", "Acme Shopper", "2026-11-20T12:00:00Z", OutcomeNoCart)
-	if err := ImportBrowserRuns(runDir, ImportOptions{Dir: dir}); err == nil || !strings.Contains(err.Error(), "someone.json") {
-		t.Errorf("err = %v, want a refusal naming someone.json", err)
+}
+
+// TestBrowserLane: reached when any shopper reached the cart; unmeasured
+// (not tried) when every shopper was not_attempted, never false.
+func TestBrowserLane(t *testing.T) {
+	for _, tc := range []struct {
+		in             []string
+		reached, tried bool
+	}{
+		{nil, false, false},
+		{[]string{OutcomeNotAttempted, OutcomeNotAttempted}, false, false},
+		{[]string{OutcomeNotAttempted, OutcomeNoCart}, false, true},
+		{[]string{OutcomeBlocked, OutcomeAddedToCart}, true, true},
+		{[]string{OutcomeCheckoutReached}, true, true},
+	} {
+		if r, tr := BrowserLane(tc.in); r != tc.reached || tr != tc.tried {
+			t.Errorf("%v: reached %v tried %v, want %v %v", tc.in, r, tr, tc.reached, tc.tried)
+		}
 	}
 }
 

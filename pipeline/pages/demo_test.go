@@ -69,7 +69,9 @@ func startDemo() {
 	if demo.err != nil {
 		return
 	}
-	args := []string{"demo", "--data", demo.data, "--addr", "127.0.0.1:0", "--ucp-offline"}
+	// --no-shop: the shop stage adds minutes; its pages are tested in serve
+	// (TestStorePageShowsWhatTheShopperSaw) and pipeline (TestShopStageBrowser).
+	args := []string{"demo", "--no-shop", "--data", demo.data, "--addr", "127.0.0.1:0", "--ucp-offline"}
 	if dir := fixtures.UCPSchemaDir(); dir != "" {
 		args = append(args, "--ucp-schema-dir", dir)
 	}

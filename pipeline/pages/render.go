@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"svc/publish"
 )
 
 //go:embed templates/*.tmpl
@@ -138,6 +140,8 @@ var funcs = template.FuncMap{
 	"svg":       func(s string) template.HTML { return template.HTML(s) }, // only for SVG this package generated
 	"robotWord": robotWord,
 	"outcome":   outcomeOf,
+	"strp":      func(s string) *string { return &s },
+	"shopFile":  publish.ShopEvidencePath,
 	"dirRows":   dirRows,
 	"storeURL":  StoreURL,
 }

@@ -9,6 +9,7 @@ import (
 
 	"svc/datasets"
 	"svc/pipeline/ucp"
+	"svc/publish"
 )
 
 // Store is one store's saved card, as its page shows it. Its fields follow
@@ -75,6 +76,10 @@ type Store struct {
 	// LiveCheck is a live check newer than the snapshot, shown beside the
 	// snapshot's answer, which it does not change; nil when there is none.
 	LiveCheck *LiveCheck
+	// Shop is what the service's browser shoppers did and saw here in the
+	// latest run that covered the store (its published evidence); nil when
+	// no shopper ran here.
+	Shop *publish.ShopEvidence
 
 	rails []Rail // Rails, once read
 }
