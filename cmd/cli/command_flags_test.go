@@ -80,6 +80,9 @@ func TestCommandFlags(t *testing.T) {
 			return newShopCmdWith(g, func(o *shopOptions) error {
 				got = fmt.Sprintf("%s %s %v %q %s %q | %s %q %d %q", o.url, o.shopper, o.json, o.screenshot, o.timeout, o.llm.Model,
 					o.runID, o.stores, o.concurrency, o.shard.shard)
+				if o.profile.url != "" {
+					got += " profile=" + o.profile.url
+				}
 				return nil
 			})
 		},
@@ -102,6 +105,7 @@ func TestCommandFlags(t *testing.T) {
 		{"fixtures", []string{"score", "--run", "r1", "--no-ucp-schemas"}, "score r1 true 1 200"},
 		{"shop", []string{"https://shop.example/", "--shopper", "A"}, `https://shop.example/ A false "" 1m30s "env-model" | env-run "" 2 ""`},
 		{"shop", []string{"--shopper", "ucp", "--json", "--screenshot", "s.jpg", "--timeout", "30s", "shop.example"}, `shop.example ucp true "s.jpg" 30s "env-model" | env-run "" 2 ""`},
+		{"shop", []string{"--shopper", "ucp", "--agent-profile", "https://svc.example/.well-known/ucp", "shop.example"}, `shop.example ucp false "" 1m30s "env-model" | env-run "" 2 "" profile=https://svc.example/.well-known/ucp`},
 		// The stage form: no URL.
 		{"shop", nil, `  false "" 1m30s "env-model" | env-run "" 2 ""`},
 		{"shop", []string{"--run", "r1", "--stores", "s.csv", "--concurrency", "4", "--shard", "1/4", "--shopper", "b"}, ` b false "" 1m30s "env-model" | r1 "s.csv" 4 "1/4"`},
@@ -129,6 +133,7 @@ func TestCommandFlags(t *testing.T) {
 		{cmd: "fixtures", args: []string{"list", "extra"}},
 		{cmd: "fixtures", args: []string{"score", "--run", "../x"}},
 		{cmd: "shop", args: []string{"https://shop.example/"}}, // no --shopper
+		{cmd: "shop", args: []string{"--shopper", "ucp", "--agent-profile", "http://svc.example/ucp", "https://shop.example/"}}, // not https
 		{cmd: "shop", args: []string{"--shopper", "Z", "https://shop.example/"}},
 		{cmd: "shop", args: []string{"--shopper", "A", "--timeout", "0s", "https://shop.example/"}},
 		{cmd: "shop", args: []string{"--shopper", "A", "--timeout", "11m", "https://shop.example/"}},

@@ -28,6 +28,7 @@ type shopOptions struct {
 	timeout    time.Duration
 	llm        shop.LLMConfig
 	ucpFlags   ucpSchemaFlags
+	profile    agentProfileFlag // the UCP path's UCP-Agent profile
 	// The stage form (no URL).
 	runID       string
 	stores      string
@@ -119,6 +120,7 @@ screenshots under data/shop/). Without Chromium the stage fails with
 	registerRunFlag(cmd, &opts.runID)
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
+	opts.profile.register(cmd)
 	opts.llm = shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
 	return cmd
 }
@@ -147,12 +149,12 @@ func (o *shopOptions) validate(cmd *cobra.Command) error {
 	if o.fixtureCA != "" && o.fixtureAddr == "" {
 		return usagef("--fixture-ca needs --fixture-addr")
 	}
-	return nil
+	return o.profile.validate(o.globals)
 }
 
 // validateStage checks the flags of the stage form.
 func (o *shopOptions) validateStage(cmd *cobra.Command) error {
-	for _, name := range []string{"json", "screenshot"} {
+	for _, name := range []string{"json", "screenshot", "agent-profile"} {
 		if cmd.Flags().Changed(name) {
 			return usagef("--%s is a flag of the one-store form (svc shop URL --shopper X)", name)
 		}
@@ -247,6 +249,9 @@ func shopRun(ctx context.Context, opts *shopOptions) error {
 				return err
 			}
 			so.UCP = v
+			// As svc validate does: the flag, else the profile under
+			// SVC_BASE_URL; with neither the path says it sent a placeholder.
+			so.AgentProfile = opts.profile.resolve(envOr("SVC_BASE_URL", ""))
 		}
 	case sh == shop.Model && !opts.llm.Configured():
 		// not_attempted without starting a browser
