@@ -18,7 +18,10 @@
     while (n && out.length < limit) {
       if (n.nodeType === 1) {
         out.push(n);
-        if (n.shadowRoot) allElements(n.shadowRoot, out, limit);
+        if (n.shadowRoot) {
+          if (globalThis.__svcMut) globalThis.__svcMut.observe(n.shadowRoot);
+          allElements(n.shadowRoot, out, limit);
+        }
       }
       n = walker.nextNode();
     }
@@ -329,5 +332,29 @@
     return true;
   }
 
-  return {snapshot, state, point, describe, select, register, toolForms, submit, refs};
+  // key names the document and its DOM as they are: it changes with any
+  // mutation the browser's observer saw (see package browser) or a new
+  // address. "" when there is no observer: never reuse a reading then.
+  function key() {
+    const m = globalThis.__svcMut;
+    return m ? m.key() + ' ' + location.href : '';
+  }
+
+  // stateIf and snapshotIf read the page unless it is unchanged since the
+  // reading with key k: then they say only {same: true}.
+  function stateIf(k) {
+    const cur = key();
+    if (k && cur === k) return {same: true};
+    const st = state();
+    st.key = cur;
+    return st;
+  }
+
+  function snapshotIf(k) {
+    const cur = key();
+    if (k && cur === k) return {same: true};
+    return {key: cur, items: snapshot()};
+  }
+
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf};
 })

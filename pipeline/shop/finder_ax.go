@@ -61,9 +61,13 @@ func (axFinder) look(s *session) (view, error) {
 	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	nodes, err := s.page.AXTree(ctx)
-	if err != nil {
-		return view{}, err
+	nodes := s.seen.ax
+	if s.seen.axKey == "" || s.seen.axKey != s.seen.stKey {
+		nodes, err = s.page.AXTree(ctx)
+		if err != nil {
+			return view{}, err
+		}
+		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
 	}
 	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
 	for _, n := range nodes {

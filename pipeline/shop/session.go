@@ -3,6 +3,7 @@ package shop
 import (
 	"context"
 	_ "embed"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +12,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/chromedp/cdproto/accessibility"
 	"github.com/chromedp/cdproto/cdp"
 
 	"svc/pipeline/detect"
@@ -40,7 +42,23 @@ type session struct {
 	product  string // the product the run tries to buy
 	added    bool   // an add-to-cart action was taken and confirmed
 	lastDocs int    // main-frame documents already judged
+
+	// seen is the last reading of the page. A reading is reused only
+	// while the page helper's key (the document, its DOM mutation count
+	// and its address) is unchanged, and never across an action of the
+	// shopper's own.
+	seen pageCache
 }
+
+type pageCache struct {
+	stKey, itemsKey, axKey string
+	st                     PageState
+	items                  []Item
+	ax                     []*accessibility.Node
+}
+
+// forget drops the cached reading: the shopper is about to act.
+func (s *session) forget() { s.seen = pageCache{} }
 
 func (s *session) stepCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(s.ctx, s.opts.StepTimeout)
@@ -50,18 +68,45 @@ func (s *session) stepCtx() (context.Context, context.CancelFunc) {
 func (s *session) state() (PageState, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var st PageState
-	err := s.page.Eval(ctx, helper+".state()", &st)
-	return st, err
+	var r struct {
+		PageState
+		Same bool   `json:"same"`
+		Key  string `json:"key"`
+	}
+	k, _ := json.Marshal(s.seen.stKey)
+	if err := s.page.Eval(ctx, helper+".stateIf("+string(k)+")", &r); err != nil {
+		s.forget()
+		return PageState{}, err
+	}
+	if r.Same {
+		return s.seen.st, nil
+	}
+	if s.seen.stKey != r.Key {
+		s.seen = pageCache{} // a new page: every cached reading is stale
+	}
+	s.seen.stKey, s.seen.st = r.Key, r.PageState
+	return r.PageState, nil
 }
 
 // items lists the actionable elements of the page.
 func (s *session) items() ([]Item, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var its []Item
-	err := s.page.Eval(ctx, helper+".snapshot()", &its)
-	return its, err
+	var r struct {
+		Same  bool   `json:"same"`
+		Key   string `json:"key"`
+		Items []Item `json:"items"`
+	}
+	k, _ := json.Marshal(s.seen.itemsKey)
+	if err := s.page.Eval(ctx, helper+".snapshotIf("+string(k)+")", &r); err != nil {
+		s.forget()
+		return nil, err
+	}
+	if r.Same {
+		return s.seen.items, nil
+	}
+	s.seen.itemsKey, s.seen.items = r.Key, r.Items
+	return r.Items, nil
 }
 
 // describe reads one element afresh, for the guard.
@@ -128,6 +173,7 @@ func clipText(s string, n int) string {
 func (s *session) open(raw, why string) error {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
+	s.forget()
 	err := s.page.Navigate(ctx, raw)
 	st, _ := s.state()
 	note := why
@@ -172,6 +218,7 @@ func (s *session) act(it Item, role, name, why string) error {
 		}
 		return errGone
 	}
+	s.forget()
 	if err := s.page.Click(ctx, pt.X, pt.Y); err != nil {
 		s.record("click", role, name, "the click failed")
 		return errGone
@@ -197,6 +244,7 @@ func (s *session) choose(it Item, opt Option, role, name string) error {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var ok bool
+	s.forget()
 	if err := s.page.Eval(ctx, fmt.Sprintf("%s.select(%d, %d)", helper, it.Ref, opt.I), &ok); err != nil || !ok {
 		s.record("choose", role, name, "the option could not be chosen")
 		return errGone

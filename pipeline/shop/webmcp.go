@@ -306,6 +306,7 @@ func (s *session) callTool(t tool, args map[string]any) (string, error) {
 	a, _ := json.Marshal(args)
 	name, _ := json.Marshal(t.Name)
 	var res json.RawMessage
+	s.forget()
 	err := s.page.EvalMain(ctx, fmt.Sprintf("window.__svcWebMCP.call(%s, %s)", name, a), &res)
 	navigated := err != nil && strings.Contains(err.Error(), "context was destroyed")
 	if err != nil && !navigated {
@@ -353,6 +354,7 @@ func (s *session) submitTool(t tool) error {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var ok bool
+	s.forget()
 	if err := s.page.Eval(ctx, fmt.Sprintf("%s.submit(%d)", helper, t.ref), &ok); err != nil && !staleErr(err) {
 		return err
 	}

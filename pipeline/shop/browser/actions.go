@@ -47,31 +47,81 @@ func (p *Page) Load(ctx context.Context, rawURL string) error {
 	return nil
 }
 
-// Settle waits until the page has had no request in flight for a short
-// quiet time and its document is complete, or ctx ends (not an error: a
-// page that never settles is judged as it stands).
+// Quiet windows of Settle. A page is settled when nothing has been in
+// flight, and its DOM has not changed, for these short times: long enough
+// for a response just served to be rendered, or for a click's navigation
+// or request to show up, and much shorter than a fixed pause.
+const (
+	netQuiet   = 50 * time.Millisecond
+	domQuiet   = 50 * time.Millisecond
+	settleTick = 10 * time.Millisecond
+	// A DOM that never stops changing (a carousel, a ticker) is judged
+	// once the network has been idle this long.
+	domPatience = time.Second
+	// A navigation the page requested must start within this time.
+	navPatience = time.Second
+)
+
+// mutationJS is run in the shopper's isolated world at the start of every
+// document (before any page script): it counts the DOM's mutations and
+// remembers when the last one happened, so that Settle can wait for a
+// quiet DOM and a shopper can tell that a page is unchanged since it last
+// read it. Shadow roots are watched once observe(root) is called on them.
+const mutationJS = `(() => {
+  if (globalThis.__svcMut) return;
+  let n = 0, last = performance.now();
+  const id = Math.random().toString(36).slice(2);
+  const opts = {subtree: true, childList: true, attributes: true, characterData: true};
+  const o = new MutationObserver(rs => { n += rs.length; last = performance.now(); });
+  o.observe(document, opts);
+  globalThis.__svcMut = {
+    key: () => id + ':' + n,
+    since: () => performance.now() - last,
+    observe: root => { try { o.observe(root, opts); } catch (e) {} },
+  };
+})()`
+
+// settleJS reports the document's readiness and how long its DOM has
+// been quiet (in ms; -1 when the document has no observer).
+const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1]`
+
+// Settle waits until the page has had no request in flight and no DOM
+// change for a short quiet time, no navigation is pending, and its
+// document is complete, or ctx ends (not an error: a page that never
+// settles is judged as it stands).
 func (p *Page) Settle(ctx context.Context) error {
-	const quiet = 150 * time.Millisecond
-	tick := time.NewTicker(30 * time.Millisecond)
+	tick := time.NewTicker(settleTick)
 	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return nil
-		case <-p.ctx.Done():
-			return errors.New("the page was closed")
-		case <-tick.C:
+	for first := true; ; first = false {
+		if !first {
+			select {
+			case <-ctx.Done():
+				return nil
+			case <-p.ctx.Done():
+				return errors.New("the page was closed")
+			case <-tick.C:
+			}
 		}
 		p.mu.Lock()
+		since := time.Since(p.activity)
 		// A document still loading with nothing in flight for 3 s is
 		// judged as it stands (a stalled load must not hold a run).
-		idle := p.inflight == 0 && time.Since(p.activity) >= quiet && (!p.loading || time.Since(p.activity) >= 3*time.Second)
+		idle := p.inflight == 0 && since >= netQuiet && (!p.loading || since >= 3*time.Second) &&
+			(p.navRequested.IsZero() || time.Since(p.navRequested) >= navPatience)
 		p.mu.Unlock()
 		if !idle {
 			continue
 		}
-		var state string
-		if err := p.Eval(ctx, "document.readyState", &state); err == nil && state == "complete" {
+		var st [2]any
+		if err := p.Eval(ctx, settleJS, &st); err != nil {
+			continue
+		}
+		state, _ := st[0].(string)
+		quietMS, _ := st[1].(float64)
+		if state != "complete" {
+			continue
+		}
+		if st[1] == nil || quietMS < 0 || time.Duration(quietMS*float64(time.Millisecond)) >= domQuiet || since >= domPatience {
 			return nil
 		}
 	}
@@ -223,6 +273,7 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{}}); err != nil {
 			return fmt.Errorf("tap: %w", err)
 		}
+		p.Touch() // the quiet time of Settle starts once the page has the tap
 		return nil
 	}
 	p.Touch()
@@ -236,6 +287,7 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 			return fmt.Errorf("click: %w", err)
 		}
 	}
+	p.Touch() // the quiet time of Settle starts once the page has the click
 	return nil
 }
 
@@ -248,9 +300,9 @@ func (p *Page) Screenshot(ctx context.Context) ([]byte, error) {
 	if p.opts.Mobile {
 		w, h, dpr, target = MobileWidth, MobileHeight, mobileScale, 240
 	}
-	q := int64(50)
+	q, fast := int64(50), true
 	res, err := chromedp.Call(ctx, page.CaptureScreenshot, page.CaptureScreenshotParams{
-		Format: page.CaptureScreenshotFormatJpeg, Quality: &q,
+		Format: page.CaptureScreenshotFormatJpeg, Quality: &q, OptimizeForSpeed: &fast,
 		Clip: &page.Viewport{X: 0, Y: 0, Width: w, Height: h, Scale: target / (w * dpr)},
 	})
 	if err != nil {

@@ -45,6 +45,16 @@ func TestFlags(t *testing.T) {
 	if f["proxy-server"] != "http://127.0.0.1:9" || f["proxy-bypass-list"] != "<-loopback>" {
 		t.Errorf("the refusing proxy is not forced on every request: %v %v", f["proxy-server"], f["proxy-bypass-list"])
 	}
+	// The memory bound of a shopping run (BenchmarkShoppers) counts on
+	// these: no spare renderer, no back-forward cache, no GPU process.
+	for _, feat := range []string{"SpareRendererForSitePerProcess", "BackForwardCache"} {
+		if !strings.Contains(f["disable-features"].(string), feat) {
+			t.Errorf("disable-features lacks %s: %v", feat, f["disable-features"])
+		}
+	}
+	if f["in-process-gpu"] != true {
+		t.Error("in-process-gpu is not set")
+	}
 	if f["user-data-dir"] != "/tmp/profile" {
 		t.Errorf("user-data-dir = %v", f["user-data-dir"])
 	}

@@ -53,16 +53,30 @@ func (p *Page) serve(events iter.Seq2[cdpfetch.EventRequestPaused, error]) {
 // event loop (chromedp.Listen), so started and stopped arrive in order.
 func (p *Page) watch(ev any) {
 	switch e := ev.(type) {
+	case *page.EventFrameRequestedNavigation:
+		// A click or a script asked for a new document: Settle waits for
+		// it to start (or for navPatience) rather than read the old one.
+		if e.FrameID == p.frame && !strings.HasPrefix(strings.ToLower(e.URL), "javascript:") {
+			p.mu.Lock()
+			p.navRequested, p.activity = time.Now(), time.Now()
+			p.mu.Unlock()
+		}
 	case *page.EventFrameStartedLoading:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
-			p.loading, p.activity = true, time.Now()
+			p.loading, p.activity, p.navRequested = true, time.Now(), time.Time{}
 			p.mu.Unlock()
 		}
 	case *page.EventFrameStoppedLoading:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
-			p.loading, p.activity = false, time.Now()
+			p.loading, p.activity, p.navRequested = false, time.Now(), time.Time{}
+			p.mu.Unlock()
+		}
+	case *page.EventNavigatedWithinDocument:
+		if e.FrameID == p.frame {
+			p.mu.Lock()
+			p.activity, p.navRequested = time.Now(), time.Time{}
 			p.mu.Unlock()
 		}
 	case *page.EventJavascriptDialogOpening:

@@ -95,6 +95,9 @@ type Page struct {
 	world    runtime.ExecutionContextID
 	served   int
 	loading  bool // the main frame is loading a document
+	// navRequested is when the main frame last asked for a navigation
+	// that has not started yet (zero when none is pending).
+	navRequested time.Time
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
@@ -161,6 +164,11 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 		platform = "Linux armv8l"
 	}
 	if _, err := chromedp.Call(tctx, emulation.SetUserAgentOverride, emulation.SetUserAgentOverrideParams{UserAgent: ua, Platform: platform}); err != nil {
+		return fail(err)
+	}
+	// The DOM observer of Settle, in the shopper's isolated world of
+	// every document (the page's scripts cannot see or stop it).
+	if _, err := chromedp.Call(tctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: mutationJS, WorldName: worldName}); err != nil {
 		return fail(err)
 	}
 	for _, src := range opts.InitScripts {
