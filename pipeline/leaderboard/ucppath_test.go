@@ -33,12 +33,12 @@ func startUCPWorld(t *testing.T) *ucpWorld {
 		t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
 	}
 	w := fixtures.Generate(1, fixtures.DefaultStores)
-	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 8 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
