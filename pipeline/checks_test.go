@@ -22,12 +22,12 @@ import (
 // the columns say what the fixture world knows to be true.
 func TestCrawlWorldToChecks(t *testing.T) {
 	world := fixtures.Generate(1, fixtures.DefaultStores)
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Slow: 8 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

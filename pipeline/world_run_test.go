@@ -53,13 +53,13 @@ func crawlWorld() (d worldRunData) {
 	ctx := context.Background()
 	d.world = fixtures.Generate(1, fixtures.DefaultStores)
 	d.schemaDir = fixtures.UCPSchemaDir()
-	srv, err := fixtures.NewServer(d.world, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	srv, err := fixtures.NewServer(d.world, fixtures.ServerOptions{Slow: 8 * time.Second})
 	if err != nil {
 		d.err = err
 		return d
 	}
 	defer srv.Close()
-	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: 5 * time.Second})
 	if err != nil {
 		d.err = err
 		return d

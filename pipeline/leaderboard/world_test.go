@@ -38,12 +38,12 @@ type world struct {
 func startWorld(t *testing.T) *world {
 	t.Helper()
 	w := fixtures.Generate(1, fixtures.DefaultStores)
-	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 1500 * time.Millisecond})
+	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 8 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: time.Second})
+	client, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM(), Timeout: 5 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
