@@ -416,6 +416,10 @@ func WriteShopEvidence(runDir, runID string) (int, error) {
 		rep := r.Report
 		seen := publish.ShopperSeen{Shopper: r.Shopper, Label: "Browser shopper " + r.Shopper, Outcome: rep.Outcome, Reason: rep.Reason,
 			At: r.At, Seconds: rep.Seconds, Steps: rep.Steps, Log: []publish.ShopStep{}, Browser: rep.Browser, Model: rep.Model}
+		if cw := rep.CheckoutWebMCP; cw != nil {
+			tools := append([]string{}, cw.Tools...)
+			seen.CheckoutWebMCP = &publish.ShopCheckoutWebMCP{Detected: cw.Detected, Tools: tools}
+		}
 		for _, st := range rep.Log {
 			seen.Log = append(seen.Log, publish.ShopStep{N: st.N, Action: st.Action, Role: st.Role, Name: st.Name,
 				Title: st.Title, URL: safeStepURL(st.URL), Note: st.Note})

@@ -135,6 +135,20 @@ func TestCheckoutWebMCPMeasuredIntoStoreAnswers(t *testing.T) {
 		t.Errorf("%s (no shopper): %v %q, before %v %q", untouched, r["checkout_webmcp_status"], reason(r), b["checkout_webmcp_status"], reason(b))
 	}
 
+	// The published evidence shows what each shopper saw at checkout, and
+	// null for one that reached none.
+	var ev publish.ShopEvidence
+	readPublished(t, dir, publish.ShopEvidencePath(withTools), &ev)
+	for _, sh := range ev.Shoppers {
+		cw := sh.CheckoutWebMCP
+		switch {
+		case sh.Shopper == "C" && (cw == nil || !cw.Detected || strings.Join(cw.Tools, ",") != "get_checkout,update_checkout"):
+			t.Errorf("evidence of C at %s: %+v", withTools, cw)
+		case sh.Shopper != "C" && cw != nil:
+			t.Errorf("evidence of %s at %s: %+v, want null", sh.Shopper, withTools, cw)
+		}
+	}
+
 	var adopt publish.Adoption
 	readPublished(t, dir, publish.AdoptionPath, &adopt)
 	cw, cb := adopt.Now.CheckoutWebMCP, adoptBefore.Now.CheckoutWebMCP
