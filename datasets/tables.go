@@ -64,7 +64,7 @@ var StoreAnswers = &Table{
 		opt("product_found", Bool, "The catalog answer held a product with a name and a price; null when throttled or no catalog answered."),
 		opt("storefront_mcp", Bool, "The hosted platform's storefront MCP endpoint listed catalog tools (an agent catalog)."),
 		opt("ucp_status", String, "UCP profile verdict: valid, invalid, missing, unreachable, unvalidated (read and no rule failed, but the run had no UCP schemas to validate it against: neither valid nor invalid) or not_checked."),
-		opt("checkout_webmcp_status", String, "Checkout WebMCP (platform only): evidence, inferred (from the platform) or unknown; null when the platform was not measured."),
+		opt("checkout_webmcp_status", String, "Checkout WebMCP: measured (a browser shopper of the service reached the store's checkout page and read the WebMCP tools registered or declared there), evidence (the server HTML declares checkout tools), inferred (from the platform: no shopper reached checkout) or unknown; null when the platform was not measured."),
 		opt("score_inputs", Int64, "How many of the score's seven signals were measured and used (1 for a blocked store, 0 when score is null)."),
 		opt("market", String, MarketDescription),
 		opt("market_basis", String, "Which rule decided market: currency, currency_and_country, currency_and_locale or country (see checks.market_basis); null with market."),
@@ -74,6 +74,9 @@ var StoreAnswers = &Table{
 			"path did not take to a cart). The weekly figure is the share of market = US stores where it is true. Method "+
 			"agent-path/2 creates a UCP checkout session (REST or MCP binding), reads it back and cancels it; true means a "+
 			"session was created. It never completes one or sends payment. Not an order."),
+		opt("checkout_webmcp_detected", Bool, "Checkout WebMCP tools were seen: with status measured, whether the checkout page a browser shopper reached registered or declared any WebMCP tool (true or false); with evidence, true; null otherwise (inferred or unknown: not seen)."),
+		opt("checkout_webmcp_tools", JSON, "The Checkout WebMCP tool names (JSON array): those seen at the checkout page when measured, those the server HTML declares with evidence, the platform's hosted-checkout tools when inferred, [] otherwise. Names only."),
+		opt("checkout_webmcp_reason", String, "Why checkout_webmcp_status is what it is, in words: which browser shoppers reached the checkout page and when, or that none did and what the status rests on instead."),
 	},
 }
 

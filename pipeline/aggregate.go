@@ -69,6 +69,15 @@ type UCPPathResult struct {
 // profile alone.
 var UCPPath func(runDir string) (map[string]UCPPathResult, error)
 
+// CheckoutWebMCP is the join point of Checkout WebMCP as the browser
+// shoppers measured it (CheckoutWebMCPByHost reads it from the shop
+// stage's journals): a host listed as Measured gets status measured with
+// what was seen at its checkout page; a host listed unmeasured keeps the
+// crawl's platform inference, its reason saying no shopper reached
+// checkout; a host not listed, and every host when it is nil, keeps the
+// crawl's value.
+var CheckoutWebMCP func(runDir string) (map[string]CheckoutWebMCPSeen, error)
+
 // BrowserLaneFromBools adapts a host → reached function to BrowserLane.
 func BrowserLaneFromBools(f func(runDir string) (map[string]bool, error)) func(string) (map[string]*bool, error) {
 	return func(runDir string) (map[string]*bool, error) {
@@ -103,7 +112,9 @@ type AggregateOptions struct {
 	SVC100IDs   func(runDir string) (map[string]string, error)
 	// UCPPath overrides the package variable UCPPath when set.
 	UCPPath func(runDir string) (map[string]UCPPathResult, error)
-	Log     *slog.Logger
+	// CheckoutWebMCP overrides the package variable CheckoutWebMCP when set.
+	CheckoutWebMCP func(runDir string) (map[string]CheckoutWebMCPSeen, error)
+	Log            *slog.Logger
 }
 
 // TableCount is one table aggregate wrote.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -36,6 +37,7 @@ func (a *aggregator) setup(ctx context.Context) error {
 		"CREATE TEMP TABLE browser_lane (host VARCHAR PRIMARY KEY, reached BOOLEAN)",
 		"CREATE TEMP TABLE svc100 (host VARCHAR PRIMARY KEY, id VARCHAR)",
 		"CREATE TEMP TABLE ucp_path (host VARCHAR PRIMARY KEY, outcome VARCHAR, reason VARCHAR)",
+		"CREATE TEMP TABLE checkout_webmcp (host VARCHAR PRIMARY KEY, measured BOOLEAN, detected BOOLEAN, tools VARCHAR, reason VARCHAR)",
 	)
 	for _, t := range []*datasets.Table{datasets.StoreAnswers, datasets.Stores, datasets.Changes} {
 		stmts = append(stmts, createTableSQL("prev_"+t.Name, t))
@@ -81,7 +83,7 @@ func (a *aggregator) setup(ctx context.Context) error {
 	return nil
 }
 
-// loadHooks fills browser_lane, svc100 and ucp_path from the join-point
+// loadHooks fills browser_lane, svc100, ucp_path and checkout_webmcp from the join-point
 // functions.
 func (a *aggregator) loadHooks(ctx context.Context) error {
 	lane := a.opts.BrowserLane
@@ -136,6 +138,36 @@ func (a *aggregator) loadHooks(ctx context.Context) error {
 			return mapping.BindVarcharLength(ps, 3, v.Reason, mapping.IdxT(len(v.Reason)))
 		}); err != nil {
 			return fmt.Errorf("ucp path: %w", err)
+		}
+	}
+	cw := a.opts.CheckoutWebMCP
+	if cw == nil {
+		cw = CheckoutWebMCP
+	}
+	if cw != nil {
+		m, err := cw(a.dir)
+		if err != nil {
+			return fmt.Errorf("checkout webmcp: %w", err)
+		}
+		if err := insertHosts(ctx, a.duck, "INSERT INTO checkout_webmcp VALUES (?, ?, ?, ?, ?)", m, func(ps mapping.PreparedStatement, v CheckoutWebMCPSeen) mapping.State {
+			tools := v.Tools
+			if tools == nil {
+				tools = []string{}
+			}
+			tj, _ := json.Marshal(tools)
+			for _, st := range []mapping.State{
+				mapping.BindBoolean(ps, 2, v.Measured),
+				mapping.BindBoolean(ps, 3, v.Detected),
+				mapping.BindVarcharLength(ps, 4, string(tj), mapping.IdxT(len(tj))),
+				mapping.BindVarcharLength(ps, 5, v.Reason, mapping.IdxT(len(v.Reason))),
+			} {
+				if st != mapping.StateSuccess {
+					return st
+				}
+			}
+			return mapping.StateSuccess
+		}); err != nil {
+			return fmt.Errorf("checkout webmcp: %w", err)
 		}
 	}
 	return nil

@@ -214,6 +214,9 @@ func truthCounts(rows []truthRow) publish.AdoptionCounts {
 	}
 	cwm.N = ev + inf + unk
 	cwm.Evidence, cwm.Inferred, cwm.Unknown = share(ev, cwm.N), share(inf, cwm.N), share(unk, cwm.N)
+	// No browser shopper runs in the truth world: nothing is measured at a
+	// checkout page.
+	cwm.Measured, cwm.MeasuredDetected = share(0, cwm.N), share(0, 0)
 	c.ValidUCP = share(ucpValid, ucpN)
 	c.AgentCatalogs = share(smcp, smcpN)
 	c.CatalogAnswered = share(cat, catN)

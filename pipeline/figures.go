@@ -49,6 +49,7 @@ type groupCounts struct {
 	UCPN, UCPValid, UCPServed, UCPDirectory          int64
 	SMCPN, SMCP, CatalogN, Catalog                   int64
 	ProductN, Product, WebMCPN, WebMCP               int64
+	CWMMeasured, CWMMeasuredYes                      int64
 	CWMEvidence, CWMInferred, CWMUnknown, CWMNotChkd int64
 	CartN, Cart, LaneN, Lane                         int64
 	BrowserN, Browser, BuyN, Buy                     int64
@@ -64,7 +65,7 @@ func (g *groupCounts) scanTargets() []any {
 		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory,
 		&g.SMCPN, &g.SMCP, &g.CatalogN, &g.Catalog,
 		&g.ProductN, &g.Product, &g.WebMCPN, &g.WebMCP,
-		&g.CWMEvidence, &g.CWMInferred, &g.CWMUnknown, &g.CWMNotChkd,
+		&g.CWMMeasured, &g.CWMMeasuredYes, &g.CWMEvidence, &g.CWMInferred, &g.CWMUnknown, &g.CWMNotChkd,
 		&g.CartN, &g.Cart, &g.LaneN, &g.Lane,
 		&g.BrowserN, &g.Browser, &g.BuyN, &g.Buy,
 		&g.ACPN, &g.ACP, &g.CardN, &g.Card, &g.BlockedN, &g.Blocked,
@@ -73,8 +74,10 @@ func (g *groupCounts) scanTargets() []any {
 }
 
 func (g groupCounts) checkoutWebMCP() publish.CheckoutWebMCPCounts {
-	n := g.CWMEvidence + g.CWMInferred + g.CWMUnknown
-	return publish.CheckoutWebMCPCounts{N: n, Evidence: share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
+	n := g.CWMMeasured + g.CWMEvidence + g.CWMInferred + g.CWMUnknown
+	return publish.CheckoutWebMCPCounts{N: n, Measured: share(g.CWMMeasured, n),
+		MeasuredDetected: share(g.CWMMeasuredYes, g.CWMMeasured),
+		Evidence:         share(g.CWMEvidence, n), Inferred: share(g.CWMInferred, n),
 		Unknown: share(g.CWMUnknown, n), NotChecked: g.CWMNotChkd}
 }
 
@@ -157,8 +160,11 @@ const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every
 	"service, so a store can count there and still have warnings. agentCatalogs: the hosted platform's storefront " +
 	"MCP endpoint lists catalog tools. catalogAnswered: any catalog route answered (storefront MCP, /products.json, a " +
 	"Store API). storefrontWebmcp: a WebMCP tool in the homepage server HTML (not a browser session). checkoutWebmcp: " +
-	"platform-only; evidence when the page declares checkout tools, inferred from the platform (Shopify), unknown " +
-	"otherwise, all out of the stores whose platform was measured; notChecked counts the stores whose platform was not. " +
+	"measured where one of svc's browser shoppers reached the store's checkout page and read the WebMCP tools " +
+	"registered or declared there (measuredDetected: of those, the stores where it saw at least one); else evidence " +
+	"when the homepage declares checkout tools, inferred from the platform (Shopify: no shopper reached checkout), " +
+	"unknown otherwise; measured, evidence, inferred and unknown split the stores whose platform was measured (n); " +
+	"notChecked counts the stores whose platform was not. " +
 	"checkoutLinks: the storefront cart returned a checkout link (a boolean; no URL is stored; not an order). " +
 	"buyAgentCatalog, buyBrowser and agentsCanBuy are the buy lanes of store_answers. rechecks: stores checked in this " +
 	"run that also had a completed check in the previous run. Percentages are rounded half away from zero to one decimal."

@@ -1,6 +1,8 @@
 package pipeline
 
 import (
+	"fmt"
+
 	"svc/datasets"
 	"svc/pipeline/leaderboard"
 	"svc/publish"
@@ -19,7 +21,7 @@ const (
 const protocolsMethodology = "Each protocol (row) is followed through four stages: declare (the store publishes it), validate " +
 	"(what it publishes is valid), answer (its endpoint answers an agent) and transact (an agent reaches checkout through " +
 	"it; svc stops before payment and never places an order). A percentage is the share of the checked stores where the " +
-	"stage was measured (n), with an evidence label: Measured (observed over plain HTTP), Inferred (from the platform, " +
+	"stage was measured (n), with an evidence label: Measured (observed over plain HTTP, or by svc's browser shoppers), Inferred (from the platform, " +
 	"not observed on the store) or Not measured (null: svc has no check for it, never 0). Validation is not certification."
 
 // Protocols the matrix covers, in row order (spec 2.9).
@@ -56,10 +58,20 @@ func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 	g := in.all()
 	noCheck := "svc has no check for this stage."
 	cwm := g.checkoutWebMCP()
-	cwmStage := inferred(cwm.Evidence.Count+cwm.Inferred.Count, cwm.N,
-		"Checkout WebMCP tools (get_checkout, update_checkout, complete_checkout) in the platform's hosted checkout, out of the stores whose platform was measured; buyer approval is required.")
-	if cwm.Inferred.Count == 0 && cwm.Evidence.Count > 0 {
+	cwmStage := inferred(g.CWMMeasuredYes+cwm.Evidence.Count+cwm.Inferred.Count, cwm.N,
+		fmt.Sprintf("Checkout WebMCP tools (such as get_checkout, update_checkout, complete_checkout) at the store's checkout, out of "+
+			"the stores whose platform was measured: measured at %d stores (a browser shopper reached the checkout page and read "+
+			"the tools registered or declared there), seen in the server HTML at %d, inferred from the platform at %d (no shopper "+
+			"reached checkout), unknown at %d. Inferred when any count rests on the platform; svc calls no checkout tool and "+
+			"buyer approval is required.", g.CWMMeasured, cwm.Evidence.Count, cwm.Inferred.Count, cwm.Unknown.Count))
+	if cwm.Inferred.Count == 0 && g.CWMMeasured+cwm.Evidence.Count > 0 {
 		cwmStage.Evidence = Measured
+	}
+	cwmAnswer := notMeasured("Answering needs a browser session at the checkout page; no browser shopper of svc reached one in this run.")
+	if g.CWMMeasured > 0 {
+		cwmAnswer = measured(g.CWMMeasuredYes, g.CWMMeasured, "A browser shopper of svc reached the store's checkout page and "+
+			"found WebMCP tools there (registered with modelContext as the page ran, or declared by a toolname form), out of "+
+			"the stores whose checkout page a shopper reached. The tools were listed, never called.")
 	}
 	rows := []publish.ProtocolRow{
 		{ID: "ucp", Stages: publish.ProtocolStages{
@@ -84,7 +96,7 @@ func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 		{ID: "webmcp", Stages: publish.ProtocolStages{
 			Declare:  measured(g.WebMCP, g.WebMCPN, "A WebMCP tool (a registerTool call or a toolname form) in the homepage server HTML."),
 			Validate: notMeasured("Tool declarations are not validated. " + noCheck),
-			Answer:   notMeasured("Answering needs a browser session; svc reads server HTML only. " + noCheck),
+			Answer:   cwmAnswer,
 			Transact: cwmStage,
 		}},
 		{ID: "mcp", Stages: publish.ProtocolStages{

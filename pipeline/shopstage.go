@@ -416,6 +416,10 @@ func WriteShopEvidence(runDir, runID string) (int, error) {
 		rep := r.Report
 		seen := publish.ShopperSeen{Shopper: r.Shopper, Label: "Browser shopper " + r.Shopper, Outcome: rep.Outcome, Reason: rep.Reason,
 			At: r.At, Seconds: rep.Seconds, Steps: rep.Steps, Log: []publish.ShopStep{}, Browser: rep.Browser, Model: rep.Model}
+		if cw := rep.CheckoutWebMCP; cw != nil {
+			tools := append([]string{}, cw.Tools...)
+			seen.CheckoutWebMCP = &publish.ShopCheckoutWebMCP{Detected: cw.Detected, Tools: tools}
+		}
 		for _, st := range rep.Log {
 			seen.Log = append(seen.Log, publish.ShopStep{N: st.N, Action: st.Action, Role: st.Role, Name: st.Name,
 				Title: st.Title, URL: safeStepURL(st.URL), Note: st.Note})
@@ -448,4 +452,78 @@ func WriteShopEvidence(runDir, runID string) (int, error) {
 		}
 	}
 	return len(hosts), nil
+}
+
+// CheckoutWebMCPSeen is what the shop stage saw of Checkout WebMCP at one
+// store. Measured is true when a browser shopper reached the store's
+// checkout page (Detected and Tools then hold what it registered there);
+// false when shoppers ran but none reached checkout. Reason says which
+// shoppers and when, in words.
+type CheckoutWebMCPSeen struct {
+	Measured, Detected bool
+	Tools              []string
+	Reason             string
+}
+
+// CheckoutWebMCPByHost returns, per store the shop stage covered in the
+// run in runDir, the WebMCP tools its browser shoppers found registered
+// or declared at the store's checkout page. A store where no shopper
+// reached checkout is listed with Measured false and a reason; a store
+// no shopper ran at (or every one was not_attempted) is absent.
+func CheckoutWebMCPByHost(runDir string) (map[string]CheckoutWebMCPSeen, error) {
+	recs, err := ReadShopRecords(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("checkout webmcp: %w", err)
+	}
+	type acc struct {
+		reached, tried []string
+		detected       bool
+		tools          map[string]bool
+		last           time.Time
+	}
+	by := map[string]*acc{}
+	var hosts []string
+	for _, r := range recs {
+		if r.Report.Outcome == shop.NotAttempted {
+			continue
+		}
+		a := by[r.Host]
+		if a == nil {
+			a = &acc{tools: map[string]bool{}}
+			by[r.Host] = a
+			hosts = append(hosts, r.Host)
+		}
+		a.tried = append(a.tried, r.Shopper)
+		cw := r.Report.CheckoutWebMCP
+		if cw == nil {
+			continue
+		}
+		a.reached = append(a.reached, r.Shopper)
+		a.detected = a.detected || cw.Detected
+		for _, t := range cw.Tools {
+			a.tools[t] = true
+		}
+		if r.At.After(a.last) {
+			a.last = r.At
+		}
+	}
+	out := make(map[string]CheckoutWebMCPSeen, len(hosts))
+	for _, h := range hosts {
+		a := by[h]
+		if len(a.reached) == 0 {
+			out[h] = CheckoutWebMCPSeen{Tools: []string{}, Reason: "No browser shopper reached this store's checkout page (shoppers " +
+				strings.Join(a.tried, ", ") + " tried), so Checkout WebMCP was not measured there."}
+			continue
+		}
+		tools := sortedKeys(a.tools)
+		seen := "no WebMCP tool was registered or declared there"
+		if a.detected {
+			seen = "the page offered the WebMCP tools listed"
+		}
+		out[h] = CheckoutWebMCPSeen{Measured: true, Detected: a.detected, Tools: tools,
+			Reason: "Measured: browser shopper " + strings.Join(a.reached, ", ") + " reached the checkout page on " +
+				a.last.UTC().Format("2006-01-02") + " and " + seen + " (tools registered as the page ran, and toolname forms). " +
+				"Buyer approval is required before any order; svc called none."}
+	}
+	return out, nil
 }

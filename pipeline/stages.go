@@ -291,13 +291,14 @@ func AggregateStage(ctx context.Context, o AggregateStageOptions) error {
 		return fmt.Errorf("aggregate %s: %w", o.RunID, err)
 	}
 	ao := AggregateOptions{
-		Dir:         dir,
-		NoHistory:   o.NoHistory,
-		BaseURL:     o.BaseURL,
-		BrowserLane: BrowserLaneFromBools(BrowserLaneByHost),
-		SVC100IDs:   SVC100IDsByHost,
-		UCPPath:     UCPPathByHost,
-		Log:         o.Log,
+		Dir:            dir,
+		NoHistory:      o.NoHistory,
+		BaseURL:        o.BaseURL,
+		BrowserLane:    BrowserLaneFromBools(BrowserLaneByHost),
+		SVC100IDs:      SVC100IDsByHost,
+		UCPPath:        UCPPathByHost,
+		CheckoutWebMCP: CheckoutWebMCPByHost,
+		Log:            o.Log,
 	}
 	if o.Previous != "" {
 		if _, err := ReadRun(o.DataDir, o.Previous); err != nil {

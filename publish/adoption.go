@@ -16,15 +16,20 @@ type Share struct {
 	Pct   *float64 `json:"pct"`
 }
 
-// CheckoutWebMCPCounts counts the platform-only Checkout WebMCP status
-// against the stores whose platform was measured (N); stores whose
-// platform was not measured are NotChecked, outside N.
+// CheckoutWebMCPCounts counts the Checkout WebMCP status against the
+// stores whose platform was measured (N): Measured (a browser shopper
+// read the checkout page's tools), Evidence, Inferred and Unknown split
+// N. MeasuredDetected is the share of the Measured stores where tools
+// were seen. Stores whose platform was not measured are NotChecked,
+// outside N.
 type CheckoutWebMCPCounts struct {
-	N          int64 `json:"n"`
-	Evidence   Share `json:"evidence"`
-	Inferred   Share `json:"inferred"`
-	Unknown    Share `json:"unknown"`
-	NotChecked int64 `json:"notChecked"`
+	N                int64 `json:"n"`
+	Measured         Share `json:"measured"`
+	MeasuredDetected Share `json:"measuredDetected"`
+	Evidence         Share `json:"evidence"`
+	Inferred         Share `json:"inferred"`
+	Unknown          Share `json:"unknown"`
+	NotChecked       int64 `json:"notChecked"`
 }
 
 // AdoptionCounts are the adoption counts of one group of stores.

@@ -48,6 +48,16 @@ type ShopperSeen struct {
 	Screenshot *ShopScreenshot `json:"screenshot"`
 	Browser    string          `json:"browser,omitempty"`
 	Model      string          `json:"model,omitempty"`
+	// CheckoutWebMCP is what the shopper saw of WebMCP at the checkout
+	// page it reached; null when it reached none (not measured).
+	CheckoutWebMCP *ShopCheckoutWebMCP `json:"checkoutWebmcp"`
+}
+
+// ShopCheckoutWebMCP is the WebMCP tools a checkout page offered: their
+// names only.
+type ShopCheckoutWebMCP struct {
+	Detected bool     `json:"detected"`
+	Tools    []string `json:"tools"`
 }
 
 // ShopStep is one action of a run, as the shopper recorded it.

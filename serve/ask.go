@@ -139,7 +139,7 @@ func (s *Server) Ask(ctx context.Context, caller string, q AskParams) (*AskAnswe
 	}
 	if c := card.Checks; c != nil {
 		rails := &AgentRails{UCP: c.UCPProfile.Status, StorefrontMCP: c.StorefrontMCP.Detected, WebMCP: c.WebMCP, CartLink: c.CartLink,
-			CheckoutWebMCP: checkoutRail(c.CheckoutWebMCP.Status, c.CheckoutWebMCP.Detected)}
+			CheckoutWebMCP: checkoutRail(c.CheckoutWebMCP)}
 		ans.AgentRails = rails
 		ans.Evidence = append(ans.Evidence, receipts("", c, card.CheckedAt, src)...)
 	}
@@ -177,9 +177,19 @@ func receipts(prefix string, c *CardChecks, at *time.Time, src string) []Receipt
 	return out
 }
 
-// checkoutRail fills the tools and reason of a saved Checkout WebMCP status.
-func checkoutRail(status *string, detected *bool) RailCheckoutWebMCP {
+// checkoutRail fills the tools and reason of a saved Checkout WebMCP
+// status: the snapshot's own where it has them (measured at the checkout
+// page, or why not), else the words of the status.
+func checkoutRail(c CardCheckoutWebMCP) RailCheckoutWebMCP {
+	status, detected := c.Status, c.Detected
 	r := RailCheckoutWebMCP{Status: status, Detected: detected, Tools: []string{}}
+	if c.Reason != nil {
+		if tools := stringList(c.Tools); tools != nil {
+			r.Tools = tools
+		}
+		r.Reason = *c.Reason
+		return r
+	}
 	st := ""
 	if status != nil {
 		st = *status

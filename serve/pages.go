@@ -328,7 +328,9 @@ func storeDocuments(rl readlayer.Source, dir *readlayer.Row, st *pages.Store) er
 		if err := json.Unmarshal([]byte(*rj), &res); err != nil {
 			return fmt.Errorf("checks.result_json: %w", err)
 		}
-		st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
+		if st.CheckoutWebMCPReason == "" { // the snapshot's own (measured, or why not) come first
+			st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = res.CheckoutWebMCP.Tools, res.CheckoutWebMCP.Reason
+		}
 	}
 	rep, err := rl.UCPReport(dir)
 	if err != nil || rep == nil {
@@ -374,6 +376,9 @@ func pageStore(c *StoreCard, inDirectory bool) *pages.Store {
 		st.StorefrontMCP, st.StorefrontMCPTools = ch.StorefrontMCP.Detected, stringList(ch.StorefrontMCP.Tools)
 		st.WebMCP, st.WebMCPTools = ch.WebMCP, stringList(ch.WebMCPTools)
 		st.CheckoutWebMCPStatus, st.CheckoutWebMCPDetected = ch.CheckoutWebMCP.Status, ch.CheckoutWebMCP.Detected
+		if r := ch.CheckoutWebMCP.Reason; r != nil {
+			st.CheckoutWebMCPTools, st.CheckoutWebMCPReason = stringList(ch.CheckoutWebMCP.Tools), *r
+		}
 		u := ch.UCPProfile
 		st.UCPStatus, st.UCPValid, st.UCPDeclaredVersion, st.UCPCountsInDirectory = u.Status, u.Valid, u.DeclaredVersion, u.CountsInDirectory
 		st.UCPErrors, st.UCPWarnings = u.Errors, u.Warnings

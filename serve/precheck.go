@@ -125,7 +125,7 @@ var railProves = []struct{ name, proves string }{
 	{"ucp", "The store's /.well-known/ucp profile was checked against the UCP 2026-08-25 schema and rules; valid is not certification and does not show that its endpoints work. " + NotProved},
 	{"storefront_mcp", "The platform's storefront MCP endpoint answered JSON-RPC and listed catalog tools when status is detected. " + NotProved},
 	{"webmcp", "The homepage's server HTML declares a WebMCP tool when status is detected; this is not a browser session. " + NotProved},
-	{"checkout_webmcp", "Checkout WebMCP of the platform's hosted checkout: evidence seen, inferred from the platform, or unknown; a buyer's approval is still required. " + NotProved},
+	{"checkout_webmcp", "Checkout WebMCP: measured (svc's browser shopper reached the checkout page and read the WebMCP tools there), evidence seen, inferred from the platform, or unknown; a buyer's approval is still required. " + NotProved},
 	{"acp", "The store serves an ACP discovery document at /.well-known/acp.json when status is found. " + NotProved},
 }
 

@@ -125,10 +125,14 @@ type CardUCP struct {
 	CheckedAt          *time.Time      `json:"checkedAt"`
 }
 
-// CardCheckoutWebMCP is Checkout WebMCP, platform only.
+// CardCheckoutWebMCP is Checkout WebMCP: measured where a browser
+// shopper reached the checkout page, else from the platform. Tools and
+// Reason are the snapshot's (store_answers); a live check's row has none.
 type CardCheckoutWebMCP struct {
-	Status   *string `json:"status"`
-	Detected *bool   `json:"detected"`
+	Status   *string         `json:"status"`
+	Detected *bool           `json:"detected"`
+	Tools    json.RawMessage `json:"tools,omitempty"`
+	Reason   *string         `json:"reason,omitempty"`
 }
 
 // CardStorefrontMCP is the platform's storefront MCP endpoint.
@@ -325,6 +329,16 @@ func rawList(r *readlayer.Row, f int) json.RawMessage {
 	return json.RawMessage("null")
 }
 
+// cardCheckoutWebMCP reads Checkout WebMCP; the tools and reason only
+// where the row has them (a snapshot of store_answers with them).
+func cardCheckoutWebMCP(r *readlayer.Row) CardCheckoutWebMCP {
+	c := CardCheckoutWebMCP{Status: r.Str(readlayer.FCheckoutWebMCP), Detected: r.Bool(readlayer.FCWDetected)}
+	if reason := r.Str(readlayer.FCWReason); reason != nil && *reason != "" {
+		c.Tools, c.Reason = rawList(r, readlayer.FCWTools), reason
+	}
+	return c
+}
+
 func cardChecks(r *readlayer.Row) *CardChecks {
 	return &CardChecks{
 		CatalogAnswered: r.Bool(readlayer.FCatalog), CatalogSource: r.Str(readlayer.FCatalogSource),
@@ -338,7 +352,7 @@ func cardChecks(r *readlayer.Row) *CardChecks {
 			URL: r.Str(readlayer.FUCPProfileURL), CheckedAt: r.Time(readlayer.FUCPCheckedAt),
 		},
 		WebMCP: r.Bool(readlayer.FWebMCP), WebMCPTools: rawList(r, readlayer.FWebMCPTools),
-		CheckoutWebMCP: CardCheckoutWebMCP{Status: r.Str(readlayer.FCheckoutWebMCP), Detected: r.Bool(readlayer.FCWDetected)},
+		CheckoutWebMCP: cardCheckoutWebMCP(r),
 		StorefrontMCP:  CardStorefrontMCP{Detected: r.Bool(readlayer.FStorefrontMCP), Tools: rawList(r, readlayer.FMCPTools)},
 		BlockStatus:    CardBlock{Blocked: r.Bool(readlayer.FBlocked), Reason: r.Str(readlayer.FBlockReason), EdgeBlockBehindAllowAll: r.Bool(readlayer.FEdgeBehindAll)},
 		Reachability: CardReach{Reachable: r.Bool(readlayer.FReachable), HTTPStatus: r.Int(readlayer.FHTTPStatus), Error: r.Str(readlayer.FReachError),

@@ -3,8 +3,10 @@
 -- platform and weekly segment (GROUPING SETS). Every <x>_n column is the
 -- denominator of x: the stores where x was measured; stores where it was
 -- not are left out, never counted as "no". Checkout WebMCP is counted
--- against the stores whose platform was measured (evidence, inferred,
--- unknown); cwm_not_checked counts the stores whose platform was not.
+-- against the stores whose platform was measured (measured at the checkout
+-- page by a browser shopper, of which cwm_measured_yes saw a tool;
+-- evidence, inferred, unknown); cwm_not_checked counts the stores whose
+-- platform was not.
 -- market_n counts the stores whose market is known.
 SELECT
     CASE
@@ -33,9 +35,11 @@ SELECT
     count(*) FILTER (WHERE product_found) AS product,
     count(webmcp) AS webmcp_n,
     count(*) FILTER (WHERE webmcp) AS webmcp_yes,
+    count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status = 'measured') AS cwm_measured,
+    count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status = 'measured' AND checkout_webmcp_detected) AS cwm_measured_yes,
     count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status = 'evidence') AS cwm_evidence,
     count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status = 'inferred') AS cwm_inferred,
-    count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status NOT IN ('evidence', 'inferred')) AS cwm_unknown,
+    count(*) FILTER (WHERE platform IS NOT NULL AND checkout_webmcp_status NOT IN ('measured', 'evidence', 'inferred')) AS cwm_unknown,
     count(*) FILTER (WHERE platform IS NULL) AS cwm_not_checked,
     count(cart_link) AS cart_n,
     count(*) FILTER (WHERE cart_link) AS cart,

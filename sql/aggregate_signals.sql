@@ -1,8 +1,9 @@
 -- aggregate_signals.sql: one row per crawled store with the derived signals
 -- that every later table and figure of `svc aggregate` shares. Inputs: the
 -- view checks (the crawl's table), browser_lane (host, reached), ucp_path
--- (host, outcome, reason: the service's own UCP agent path) and the
--- variable base_url. A null is always "not measured", never false or 0.
+-- (host, outcome, reason: the service's own UCP agent path),
+-- checkout_webmcp (host, measured, detected, tools, reason: what the
+-- browser shoppers saw at the checkout page) and the variable base_url. A null is always "not measured", never false or 0.
 --
 -- UCP checkout link (store_answers.ucp_checkout_link, the weekly figure):
 -- true when the UCP agent path returned a checkout (checkout_reached);
@@ -42,7 +43,7 @@ WITH base AS (
         c.host, c.name, c.category, c.source, c.checked_at,
         c.blocked, c.block_reason, c.parked, c.redirects_to_other_brand, c.platform,
         c.catalog_answered, c.catalog_throttled, c.product_found, c.cart_link,
-        c.storefront_mcp, c.webmcp, c.checkout_webmcp_status,
+        c.storefront_mcp, c.webmcp,
         c.ucp_status, c.ucp_counts_in_directory,
         c.robots_chatgpt_user, c.robots_claude_user, c.robots_perplexity_user,
         c.product_data_source, c.product_name, c.product_price, c.product_currency,
@@ -67,24 +68,39 @@ WITH base AS (
             OR coalesce(c.robots_perplexity_user = 'disallowed', false))
         END AS robots_users_allowed,
         b.reached AS buy_browser,
+        -- Checkout WebMCP: measured where a browser shopper reached the
+        -- store's checkout page (checkout_webmcp, from the shop stage),
+        -- else the crawl's platform inference (or evidence, or unknown).
+        CASE WHEN w.measured THEN 'measured' ELSE c.checkout_webmcp_status END AS checkout_webmcp_status,
+        CASE WHEN w.measured THEN w.detected ELSE c.checkout_webmcp_detected END AS checkout_webmcp_detected,
+        w.measured AS cwm_measured, w.tools AS cwm_tools, w.reason AS cwm_reason,
         CASE
             WHEN u.outcome = 'checkout_reached' THEN true
             WHEN u.outcome = 'added_to_cart' THEN false
             WHEN u.outcome = 'no_cart' AND coalesce(u.reason, '') <> 'ucp_profile_unreachable' THEN false
             WHEN c.check_error IS NULL AND c.platform IS NOT NULL AND c.ucp_status IN ('missing', 'invalid') THEN false
         END AS ucp_checkout_link,
-        -- Both fields in one parse of the JSON text.
-        json_extract_string(c.result_json, ['$.fix.text', '$.productData.url']) AS result_fields,
+        -- All four fields in one parse of the JSON text.
+        json_extract_string(c.result_json, ['$.fix.text', '$.productData.url', '$.checkoutWebmcp.tools', '$.checkoutWebmcp.reason']) AS result_fields,
         CASE WHEN c.platform IN ('shopify', 'bigcommerce') THEN 'hosted_platform' ELSE 'not_detected' END AS segment
     FROM checks AS c
     LEFT JOIN browser_lane AS b USING (host)
     LEFT JOIN ucp_path AS u USING (host)
+    LEFT JOIN checkout_webmcp AS w USING (host)
 ),
 lanes AS (
     SELECT
-        * EXCLUDE (result_fields),
+        * EXCLUDE (result_fields, cwm_measured, cwm_tools, cwm_reason),
         result_fields[1] AS fix_text,
         nullif(result_fields[2], '') AS product_url,
+        -- The tools and reason go with the status: the shoppers' when
+        -- measured; else the crawl's, after why no shopper measured it.
+        CASE WHEN cwm_measured THEN cwm_tools ELSE coalesce(result_fields[3], '[]') END AS checkout_webmcp_tools,
+        CASE
+            WHEN cwm_measured THEN cwm_reason
+            WHEN cwm_reason IS NOT NULL THEN cwm_reason || ' ' || coalesce(result_fields[4], '')
+            ELSE result_fields[4]
+        END AS checkout_webmcp_reason,
         -- buy.agent_catalog: the hosted catalog/cart returned a checkout
         -- link AND the UCP profile is valid (three-valued AND: false when
         -- either is a measured false, null when neither decides).

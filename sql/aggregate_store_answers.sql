@@ -28,5 +28,8 @@ SELECT
     score_inputs,
     market,
     market_basis,
-    ucp_checkout_link
+    ucp_checkout_link,
+    CASE WHEN platform IS NOT NULL THEN checkout_webmcp_detected END AS checkout_webmcp_detected,
+    CASE WHEN platform IS NOT NULL THEN checkout_webmcp_tools END AS checkout_webmcp_tools,
+    CASE WHEN platform IS NOT NULL THEN checkout_webmcp_reason END AS checkout_webmcp_reason
 FROM signals;

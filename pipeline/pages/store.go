@@ -152,7 +152,7 @@ var railDefs = []struct {
 		"The homepage's server HTML declares a WebMCP tool (a registerTool call or a form with a toolname).",
 		"That the tool works in a browser: this is not a browser session."},
 	{"checkout_webmcp", "Checkout WebMCP",
-		"Whether the platform's hosted checkout shows Checkout WebMCP: evidence seen, inferred from the platform, or unknown.",
+		"Whether the store's checkout offers agents WebMCP tools: measured where svc's browser shopper reached the checkout page, else evidence seen, inferred from the platform, or unknown.",
 		"That an agent may pay on its own: a buyer's approval is still required."},
 	{"acp", "ACP discovery",
 		"The store serves an ACP discovery document at /.well-known/acp.json.",
@@ -217,6 +217,12 @@ func (s *Store) readRails() []Rail {
 	status["checkout_webmcp"] = "not_measured"
 	if v := derefStr(s.CheckoutWebMCPStatus); v != "" {
 		status["checkout_webmcp"] = v
+		if v == "measured" { // what the browser shopper saw at the checkout page
+			status["checkout_webmcp"] = "measured_none"
+			if s.CheckoutWebMCPDetected != nil && *s.CheckoutWebMCPDetected {
+				status["checkout_webmcp"] = "measured_tools"
+			}
+		}
 	}
 	out := make([]Rail, len(railDefs))
 	for i, d := range railDefs {
@@ -255,6 +261,10 @@ func railWords(status string) Tri {
 		return mark("yes", "Detected")
 	case "not_detected", "not_found":
 		return mark("no", "Not detected")
+	case "measured_tools":
+		return mark("yes", "Measured: WebMCP tools at the checkout page")
+	case "measured_none":
+		return mark("no", "Measured: no WebMCP tool at the checkout page")
 	case "evidence":
 		return mark("yes", "Evidence seen")
 	case "inferred":

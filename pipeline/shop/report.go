@@ -82,6 +82,17 @@ type Report struct {
 	Model string `json:"model,omitempty"`
 	// StoppedBeforePayment is always true: no run ever pays or orders.
 	StoppedBeforePayment bool `json:"stoppedBeforePayment"`
+	// CheckoutWebMCP is what the run saw of WebMCP at the first checkout
+	// page it reached; nil when it reached none (not measured).
+	CheckoutWebMCP *CheckoutWebMCP `json:"checkoutWebmcp"`
+}
+
+// CheckoutWebMCP is the WebMCP seen at a checkout page: the tools
+// registered there with modelContext (observed as the page ran) and the
+// forms with a toolname. Tool names only.
+type CheckoutWebMCP struct {
+	Detected bool     `json:"detected"`
+	Tools    []string `json:"tools"`
 }
 
 // Refusal is a request a run was not allowed to make.

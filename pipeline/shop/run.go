@@ -124,9 +124,9 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 			return RefuseRequest(method, ru)
 		},
 	}
-	if shopper == WebMCP {
-		po.InitScripts = []string{webmcpObserver}
-	}
+	// Every browser path observes WebMCP registrations, so whichever
+	// reaches a checkout page can say which tools it registers there.
+	po.InitScripts = []string{webmcpObserver}
 	page, err := opts.Browser.NewPage(ctx, po)
 	if err != nil {
 		rep.Outcome, rep.Reason = NotAttempted, "browser_failed"

@@ -304,6 +304,7 @@ func (s *session) judge(st PageState) error {
 	switch {
 	case IsCheckoutPage(st):
 		s.frozen.Store(true)
+		s.checkoutWebMCP()
 		return s.end(CheckoutReached, "checkout_page_loaded")
 	case IsChallenge(st):
 		if !s.added {

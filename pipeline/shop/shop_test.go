@@ -120,6 +120,7 @@ func TestShoppersOverTheFixtureShops(t *testing.T) {
 					if sh == Semantic && truth.Reason != "" && rep.Reason != truth.Reason {
 						t.Errorf("reason %s, want %s", rep.Reason, truth.Reason)
 					}
+					checkCheckoutWebMCP(t, rep, truth)
 					if l := leaked(rep); len(l) > 0 {
 						t.Errorf("the report reveals a checkout address: %v", l)
 					}
@@ -141,5 +142,69 @@ func TestShoppersOverTheFixtureShops(t *testing.T) {
 	}
 	if n := len(shops.Truths()); n < 17 {
 		t.Errorf("only %d fixture shops", n)
+	}
+}
+
+// checkCheckoutWebMCP holds a report to the shop's truth: a run that
+// reached checkout names exactly the tools the checkout page offers
+// (detected false when none), and a run that did not measured nothing.
+func checkCheckoutWebMCP(t *testing.T, rep *Report, truth shops.Truth) {
+	t.Helper()
+	cw := rep.CheckoutWebMCP
+	if rep.Outcome != CheckoutReached {
+		if cw != nil {
+			t.Errorf("checkoutWebmcp %+v without reaching checkout (%s)", *cw, rep.Outcome)
+		}
+		return
+	}
+	if cw == nil {
+		t.Fatalf("checkout reached but checkoutWebmcp not measured")
+	}
+	want := truth.CheckoutWebMCP
+	if cw.Detected != (len(want) > 0) || strings.Join(cw.Tools, ",") != strings.Join(want, ",") {
+		t.Errorf("checkoutWebmcp %+v, want tools %v (%s)", *cw, want, truth.Trait)
+	}
+}
+
+// Every browser path, not only C, reads the WebMCP tools of the checkout
+// page it reaches: registered at run time (imperative), declared by a
+// toolname form, or none.
+func TestCheckoutWebMCPAtTheCheckoutPage(t *testing.T) {
+	srv, b := shared(t)
+	opts := runOptions(t, srv, b)
+	truths := map[string]shops.Truth{}
+	for _, tr := range shops.Truths() {
+		truths[tr.Host] = tr
+	}
+	for _, c := range []struct {
+		host    string
+		shopper Shopper
+		want    []string
+	}{
+		{"svcshop-webmcp.test", Semantic, []string{"complete_checkout", "get_checkout", "update_checkout"}},
+		{"svcshop-webmcp.test", WebMCP, []string{"complete_checkout", "get_checkout", "update_checkout"}},
+		{"svcshop-toolform.test", Accessibility, []string{"apply_discount_code"}},
+		{"svcshop-form.test", Semantic, nil},
+	} {
+		t.Run(c.host+"/"+string(c.shopper), func(t *testing.T) {
+			tr := truths[c.host]
+			if strings.Join(tr.CheckoutWebMCP, ",") != strings.Join(c.want, ",") {
+				t.Fatalf("truth of %s: %v, want %v", c.host, tr.CheckoutWebMCP, c.want)
+			}
+			rep, err := Run(t.Context(), opts, c.shopper, "https://"+c.host+"/")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Outcome != CheckoutReached {
+				t.Fatalf("outcome %s (%s), want checkout_reached", rep.Outcome, rep.Reason)
+			}
+			checkCheckoutWebMCP(t, rep, tr)
+			if cw := rep.CheckoutWebMCP; cw != nil && cw.Tools == nil {
+				t.Error("tools is null, want a list")
+			}
+		})
+	}
+	if traps := srv.Shops().Traps(); len(traps) > 0 {
+		t.Errorf("traps were touched: %v", traps)
 	}
 }

@@ -74,6 +74,41 @@ func (s *session) tools() ([]tool, error) {
 	return out, nil
 }
 
+// checkoutWebMCP records the WebMCP tools of the checkout page the run
+// has just reached (imperative and declarative), by name only; a page
+// that cannot be read leaves it unmeasured. Reading runs no page action
+// and sends no request.
+func (s *session) checkoutWebMCP() {
+	if s.rep.CheckoutWebMCP != nil {
+		return
+	}
+	ts, err := s.tools()
+	if err != nil {
+		return
+	}
+	s.rep.CheckoutWebMCP = &CheckoutWebMCP{Detected: len(ts) > 0, Tools: toolNames(ts)}
+}
+
+// toolNames are the distinct names of tools fit for a record: short,
+// never an address, sorted, at most 32.
+func toolNames(ts []tool) []string {
+	seen := map[string]bool{}
+	out := []string{}
+	for _, t := range ts {
+		n := clipText(t.Name, 64)
+		if n == "" || strings.Contains(n, "://") || strings.HasPrefix(n, "/") || strings.Contains(n, "www.") || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, n)
+	}
+	sort.Strings(out)
+	if len(out) > 32 {
+		out = out[:32]
+	}
+	return out
+}
+
 // webmcp is shopper C: it acts only through the tools the page offers
 // agents. No tool, no cart.
 func (s *session) webmcp() error {

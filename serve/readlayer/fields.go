@@ -185,6 +185,8 @@ var (
 	FMCPTools       = field("storefront_mcp_tools")
 	FWebMCPTools    = field("webmcp_tools")
 	FCWDetected     = field("checkout_webmcp_detected")
+	FCWTools        = field("checkout_webmcp_tools")
+	FCWReason       = field("checkout_webmcp_reason")
 	FUCPVersion     = field("ucp_declared_version")
 	FUCPCounts      = field("ucp_counts_in_directory")
 	FUCPErrRules    = field("ucp_error_rules")
