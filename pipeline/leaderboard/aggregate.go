@@ -26,10 +26,14 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 	"A cart success is added_to_cart or checkout_reached; it is not an order. " +
 	"The interval is the Wilson score interval at 95% (z = 1.96); rates and bounds are rounded to 3 decimals. " +
 	"paths are the service's own measured runs: browser shoppers A to E (the shop stage's runs in headless Chromium, to the first checkout page) and the " +
-	"pipeline's own UCP-path and storefront-MCP-path runs over plain HTTP, which stop at the cart: a cart that came back with a " +
-	"checkout link counts as checkout_reached (the link is never opened or kept), a cart without one as added_to_cart. " +
-	"The UCP path (method " + MethodVersion + ") drives UCP only over a profile's MCP binding and calls no UCP cart operation: " +
-	"it claims no cart it did not reach, and a store whose bindings it does not drive is not_attempted. " +
+	"pipeline's own UCP-path and storefront-MCP-path runs over plain HTTP. " +
+	"The UCP path (method " + MethodVersion + ") reads the store's /.well-known/ucp profile, negotiates a version, takes a REST or MCP binding the profile declares, " +
+	"finds a product (catalog capability, else the public catalog), creates a cart where the cart capability is declared and a checkout session with one line item, " +
+	"reads it back and cancels it: a created session counts as checkout_reached; complete is never called and no payment is ever sent. " +
+	"A requirement svc cannot meet (buyer identity, a request signature, an unsupported version) is no_cart with its UCP error code; " +
+	"a profile the run could not check against the UCP schemas is not_attempted. " +
+	"The storefront-MCP path stops at the cart: a cart that came back with a checkout link counts as checkout_reached (the link is never opened or kept), " +
+	"a cart without one as added_to_cart. " +
 	"Per-store reasons are in the leaderboard_results table. " +
 	"A path without a run (status not_run, evidence Not measured) has no figures: it is unmeasured, not zero; a browser path is not run when " +
 	"Chromium was absent or, for D, no model was configured. " +
