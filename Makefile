@@ -48,8 +48,12 @@ checks:
 	PATH="$$PATH:$$($(GO) env GOPATH)/bin" staticcheck ./...
 	$(GO) mod tidy -diff
 
+# The UCP schemas of ../shared when it is there (the UCP path needs them to
+# run over the fixture world offline); without it the demo says so.
+UCP_SCHEMAS ?= $(wildcard ../shared/ucp/schema)
+
 demo: build
-	./$(BIN) demo --data $(DATA)
+	./$(BIN) demo --data $(DATA) $(if $(UCP_SCHEMAS),--ucp-schema-dir $(UCP_SCHEMAS))
 
 # SHARDS crawl processes at once, then SHARDS validate processes, then
 # aggregate and snapshot, over the fixture world into SHARDDATA.

@@ -47,6 +47,7 @@ type groupCounts struct {
 	Key                                              *string
 	Stores, Checked, Shops                           int64
 	UCPN, UCPValid, UCPServed, UCPDirectory          int64
+	UCPDirectoryN                                    int64
 	SMCPN, SMCP, CatalogN, Catalog                   int64
 	ProductN, Product, WebMCPN, WebMCP               int64
 	CWMMeasured, CWMMeasuredYes                      int64
@@ -62,7 +63,7 @@ type groupCounts struct {
 
 func (g *groupCounts) scanTargets() []any {
 	return []any{&g.Grp, &g.Key, &g.Stores, &g.Checked, &g.Shops,
-		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory,
+		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory, &g.UCPDirectoryN,
 		&g.SMCPN, &g.SMCP, &g.CatalogN, &g.Catalog,
 		&g.ProductN, &g.Product, &g.WebMCPN, &g.WebMCP,
 		&g.CWMMeasured, &g.CWMMeasuredYes, &g.CWMEvidence, &g.CWMInferred, &g.CWMUnknown, &g.CWMNotChkd,
@@ -85,7 +86,7 @@ func (g groupCounts) adoption() publish.AdoptionCounts {
 	c := publish.AdoptionCounts{
 		Stores: g.Stores, Checked: g.Checked,
 		ValidUCP:         share(g.UCPValid, g.UCPN),
-		UCPDirectory:     share(g.UCPDirectory, g.UCPN),
+		UCPDirectory:     share(g.UCPDirectory, g.UCPDirectoryN),
 		AgentCatalogs:    share(g.SMCP, g.SMCPN),
 		CatalogAnswered:  share(g.Catalog, g.CatalogN),
 		StorefrontWebMCP: share(g.WebMCP, g.WebMCPN),

@@ -34,3 +34,19 @@ func TestWeeklyComparesOnlyTheSameMetric(t *testing.T) {
 		t.Errorf("a week without a UCP checkout link: headline %q, note %q", e.Headline, e.Note)
 	}
 }
+
+// TestDirectoryCountDenominator: without UCP schemas a profile that breaks
+// no rule is unvalidated, left out of validUcp's n but still judged by the
+// directory's lighter count; the count's share must be over the stores it
+// was judged on (a demo run from a clone without ../shared once published
+// 130 of 54, 240.7%).
+func TestDirectoryCountDenominator(t *testing.T) {
+	g := groupCounts{Stores: 200, Checked: 200, UCPN: 54, UCPValid: 0, UCPDirectory: 130, UCPDirectoryN: 184}
+	a := g.adoption()
+	if a.UCPDirectory.N != 184 || a.UCPDirectory.Count != 130 || a.UCPDirectory.Pct == nil || *a.UCPDirectory.Pct > 100 {
+		t.Errorf("ucpDirectoryCount = %+v, want 130 of 184", a.UCPDirectory)
+	}
+	if a.ValidUCP.N != 54 {
+		t.Errorf("validUcp n = %d, want 54 (unvalidated profiles left out)", a.ValidUCP.N)
+	}
+}

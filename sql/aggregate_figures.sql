@@ -27,6 +27,9 @@ SELECT
     count(*) FILTER (WHERE ucp_ok) AS ucp_yes,
     count(*) FILTER (WHERE ucp_status IN ('valid', 'invalid')) AS ucp_served,
     count(*) FILTER (WHERE ucp_counts_in_directory) AS ucp_directory,
+    -- The directory's count is judged wherever a profile was read or is
+    -- known missing, schemas or not (unvalidated counts here, not in ucp_n).
+    count(*) FILTER (WHERE ucp_status IN ('valid', 'invalid', 'missing', 'unvalidated')) AS ucp_directory_n,
     count(storefront_mcp) AS smcp_n,
     count(*) FILTER (WHERE storefront_mcp) AS smcp,
     count(catalog_answered) AS catalog_n,
