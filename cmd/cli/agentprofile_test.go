@@ -78,14 +78,8 @@ func TestAgentProfileHTTPOverFixtures(t *testing.T) {
 	if err := f.validate(&globals{fixtureAddr: "127.0.0.1:4443"}); err != nil {
 		t.Errorf("http over the fixture world: %v", err)
 	}
-	for addr, want := range map[string]string{
-		"127.0.0.1:8080": "http://127.0.0.1:8080/.well-known/ucp",
-		":9090":          "http://127.0.0.1:9090/.well-known/ucp",
-		"0.0.0.0:80":     "http://127.0.0.1:80/.well-known/ucp",
-		"[::1]:8080":     "http://[::1]:8080/.well-known/ucp",
-	} {
-		if got := demoAgentProfile(addr); got != want {
-			t.Errorf("demoAgentProfile(%q) = %q, want %q", addr, got, want)
-		}
+	// The demo names the copy the fixture world serves on https.
+	if err := (&agentProfileFlag{url: demoAgentProfile}).validate(&globals{fixtureAddr: "127.0.0.1:4443"}); err != nil {
+		t.Errorf("the demo's profile URL %s: %v", demoAgentProfile, err)
 	}
 }

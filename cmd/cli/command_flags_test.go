@@ -132,7 +132,7 @@ func TestCommandFlags(t *testing.T) {
 		{cmd: "fixtures", args: []string{"list", "--stores", "100001"}},
 		{cmd: "fixtures", args: []string{"list", "extra"}},
 		{cmd: "fixtures", args: []string{"score", "--run", "../x"}},
-		{cmd: "shop", args: []string{"https://shop.example/"}}, // no --shopper
+		{cmd: "shop", args: []string{"https://shop.example/"}},                                                                  // no --shopper
 		{cmd: "shop", args: []string{"--shopper", "ucp", "--agent-profile", "http://svc.example/ucp", "https://shop.example/"}}, // not https
 		{cmd: "shop", args: []string{"--shopper", "Z", "https://shop.example/"}},
 		{cmd: "shop", args: []string{"--shopper", "A", "--timeout", "0s", "https://shop.example/"}},

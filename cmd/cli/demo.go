@@ -95,7 +95,12 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	w := o.out
 	world := fixtures.Generate(o.world.seed, o.world.stores)
 	caPath := filepath.Join(o.data, "fixtures", "ca.pem")
-	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Addr: o.fixtureAt, CAOut: caPath})
+	// UCP wants a platform profile on https (overview, "Profile
+	// Requirements") and the demo's API is plain http, so the fixture world
+	// serves svc's platform profile, the same bytes `svc serve` publishes,
+	// on a host of its own for the UCP path to name.
+	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Addr: o.fixtureAt, CAOut: caPath,
+		UCP: map[string][]byte{demoProfileHost: leaderboard.PlatformProfile()}})
 	if err != nil {
 		return err
 	}
@@ -115,9 +120,9 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	}
 	run := &runOptions{globals: o.globals, runID: o.runID, stores: storesCSV, concurrency: 16, agentPaths: true, ucpFlags: o.ucpFlags,
 		noShop: o.noShop, shopPages: pipeline.DefaultPages}
-	// The UCP path names the platform profile the demo's own API publishes
-	// on --addr (plain http is let through only over the fixture world).
-	run.profile.url = demoAgentProfile(o.addr)
+	// The UCP path names svc's platform profile on the fixture world's
+	// https host (above).
+	run.profile.url = demoAgentProfile
 	if err := runAll(ctx, run); err != nil {
 		return err
 	}
@@ -234,12 +239,9 @@ func waitReady(ctx context.Context, url string) error {
 	return fmt.Errorf("%s did not answer 200 within 30 s", url)
 }
 
-// demoAgentProfile is the profile URL of the demo's API on addr
-// (HOST:PORT, checked); an unspecified host is reached on loopback.
-func demoAgentProfile(addr string) string {
-	host, port, _ := net.SplitHostPort(addr)
-	if ip := net.ParseIP(host); host == "" || ip != nil && ip.IsUnspecified() {
-		host = "127.0.0.1"
-	}
-	return "http://" + net.JoinHostPort(host, port) + leaderboard.AgentProfilePath
-}
+// demoProfileHost is the fixture world's host that serves svc's platform
+// profile in the demo, and demoAgentProfile its URL.
+const (
+	demoProfileHost  = "svc-agent.test"
+	demoAgentProfile = "https://" + demoProfileHost + leaderboard.AgentProfilePath
+)
