@@ -86,7 +86,7 @@ func (m *mcpClient) call(ctx context.Context, method string, params any, out any
 	}
 	payload := resp.Body
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		payload = sseData(payload)
+		payload = SSEData(payload)
 	}
 	var env struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -110,8 +110,9 @@ func (m *mcpClient) call(ctx context.Context, method string, params any, out any
 	return resp.Header, nil
 }
 
-// sseData returns the data of the first event of an SSE stream.
-func sseData(b []byte) []byte {
+// SSEData returns the data of the first event of an SSE stream (an MCP
+// Streamable HTTP answer sent as text/event-stream).
+func SSEData(b []byte) []byte {
 	var data []byte
 	sc := bufio.NewScanner(bytes.NewReader(b))
 	sc.Buffer(make([]byte, 64<<10), len(b)+1)

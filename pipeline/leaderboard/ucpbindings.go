@@ -1,8 +1,6 @@
 package leaderboard
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -10,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"svc/pipeline/check"
 	"svc/pipeline/fetch"
 	"svc/pipeline/steplog"
 )
@@ -246,7 +245,7 @@ func (d *ucpMCP) rpc(ctx context.Context, method string, params any) (ucpAnswer,
 	a.status, step.Status = resp.StatusCode, resp.StatusCode
 	payload := resp.Body
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		payload = firstSSEData(payload)
+		payload = check.SSEData(payload)
 	}
 	var env struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -274,21 +273,4 @@ func (d *ucpMCP) rpc(ctx context.Context, method string, params any) (ucpAnswer,
 	step.RPC, step.Codes = a.rpc, a.codes
 	d.run.add(step)
 	return a, env.Result
-}
-
-// firstSSEData returns the data of the first event of an SSE stream.
-func firstSSEData(b []byte) []byte {
-	var data []byte
-	sc := bufio.NewScanner(bytes.NewReader(b))
-	sc.Buffer(make([]byte, 64<<10), len(b)+1)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" && len(data) > 0 {
-			break
-		}
-		if v, ok := strings.CutPrefix(line, "data:"); ok {
-			data = append(data, strings.TrimPrefix(v, " ")...)
-		}
-	}
-	return data
 }
