@@ -64,16 +64,6 @@ const (
 	PathMCP = "mcp"
 )
 
-// pathByAgent maps a browser shopper's agent name to its path.
-func pathByAgent(name string) (PathInfo, bool) {
-	for _, p := range Paths {
-		if p.Path == "browser" && p.Agent == name {
-			return p, true
-		}
-	}
-	return PathInfo{}, false
-}
-
 // AgentRun is one of the service's own runs as kept in the run folder: a
 // submission in the published format, labelled with who measured it.
 type AgentRun struct {
