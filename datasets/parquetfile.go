@@ -22,30 +22,45 @@ type ParquetFile struct {
 // missing file is an error wrapping os.ErrNotExist; a missing column is an
 // error naming it. Close the file when done.
 func OpenParquetColumns(dir string, t *Table, cols []string) (*ParquetFile, error) {
+	p, missing, err := OpenParquetPresentColumns(dir, t, cols)
+	if err == nil && len(missing) > 0 {
+		p.Close()
+		return nil, fmt.Errorf("read %s: no column %s (published with an older table definition?)", t.Name, missing[0])
+	}
+	return p, err
+}
+
+// OpenParquetPresentColumns is OpenParquetColumns for a reader that takes
+// a column the file lacks as null: a snapshot published before the column
+// was added (published snapshots never change, and a newer server must
+// still serve them). It returns the columns the file lacks; the projection
+// holds the others.
+func OpenParquetPresentColumns(dir string, t *Table, cols []string) (*ParquetFile, []string, error) {
 	f, err := os.Open(filepath.Join(dir, t.Name+".parquet"))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	fi, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, err
+		return nil, nil, err
 	}
 	pf, err := parquet.OpenFile(f, fi.Size())
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("read %s: %w", t.Name, err)
+		return nil, nil, fmt.Errorf("read %s: %w", t.Name, err)
 	}
 	group := parquet.Group{}
+	var missing []string
 	for _, c := range cols {
 		leaf, ok := pf.Schema().Lookup(c)
 		if !ok {
-			f.Close()
-			return nil, fmt.Errorf("read %s: no column %s (published with an older table definition?)", t.Name, c)
+			missing = append(missing, c)
+			continue
 		}
 		group[c] = leaf.Node
 	}
-	return &ParquetFile{f: f, pf: pf, proj: parquet.NewSchema(t.Name, group)}, nil
+	return &ParquetFile{f: f, pf: pf, proj: parquet.NewSchema(t.Name, group)}, missing, nil
 }
 
 // File is the open Parquet file.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 
 	"github.com/parquet-go/parquet-go"
 
@@ -126,9 +127,15 @@ func openCursor(ctx context.Context, dir string, src fieldSource) (*tableCursor,
 	for c := range src.cols {
 		wanted = append(wanted, c)
 	}
-	file, err := datasets.OpenParquetColumns(dir, src.table, wanted)
+	// A column a snapshot published before it existed is read as null
+	// (unmeasured there); only the host column is required.
+	file, missing, err := datasets.OpenParquetPresentColumns(dir, src.table, wanted)
 	if err != nil {
 		return nil, err
+	}
+	if slices.Contains(missing, "host") {
+		file.Close()
+		return nil, fmt.Errorf("read %s: no column host", name)
 	}
 	pf, schema := file.File(), file.Schema()
 	ctx, cancel := context.WithCancel(ctx)
