@@ -111,7 +111,8 @@ func TestPagesInChromium(t *testing.T) {
 		}
 		return hs[i]
 	}
-	buyer, blocked, live := need("agents_can_buy", 0), need("blocked", 0), need("agents_can_buy", 1)
+	answered := answeredStores(t, byVerdict, 2)
+	buyer, blocked, live := answered[0], need("blocked", 0), answered[1]
 	// A live check after the snapshot: its page is rendered by the server.
 	var ans struct {
 		ResultURL string `json:"resultUrl"`

@@ -157,6 +157,22 @@ func (d *demoServer) getJSON(t *testing.T, path string, v any) []byte {
 
 // storesByVerdict reads the published store_answers: host per verdict, of
 // the stores the directory lists.
+// answeredStores lists the stores with the fullest answers: those agents
+// can buy at, then, where the run has too few (the demo without UCP
+// schemas runs no buy lane to the cart with --no-shop), those whose
+// catalog answered.
+func answeredStores(t *testing.T, byVerdict map[string][]string, n int) []string {
+	t.Helper()
+	hs := append(append([]string(nil), byVerdict["agents_can_buy"]...), byVerdict["catalog_only"]...)
+	if len(byVerdict["agents_can_buy"]) < n {
+		t.Logf("%d stores with verdict agents_can_buy (no UCP schemas and no shop stage in this demo): catalog_only stores stand in", len(byVerdict["agents_can_buy"]))
+	}
+	if len(hs) < n {
+		t.Fatalf("the demo has %d stores with verdict agents_can_buy or catalog_only, want %d", len(hs), n)
+	}
+	return hs
+}
+
 func (d *demoServer) storesByVerdict(t *testing.T) map[string][]string {
 	t.Helper()
 	_, body := d.get(t, "/data/latest/store_answers.csv")
