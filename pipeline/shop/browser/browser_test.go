@@ -111,6 +111,24 @@ func startBrowser(t *testing.T, opts Options) *Browser {
 	return b
 }
 
+// openSite starts a browser whose fixture hosts are served by site, opens
+// a page and loads url on it; ctx bounds the test's further calls.
+func openSite(t *testing.T, site *hostServer, url string, timeout time.Duration) (*Browser, *Page, context.Context) {
+	t.Helper()
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	p, err := b.NewPage(t.Context(), PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(p.Close)
+	ctx, cancel := context.WithTimeout(t.Context(), timeout)
+	t.Cleanup(cancel)
+	if err := p.Navigate(ctx, url); err != nil {
+		t.Fatal(err)
+	}
+	return b, p, ctx
+}
+
 func TestFixtureModeServesThroughTheSafeClient(t *testing.T) {
 	var outside atomic.Int64
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { outside.Add(1) }))
@@ -138,17 +156,7 @@ fetch("/api").then(r => r.text()).then(t => { document.title = t });
 			http.NotFound(w, r)
 		}
 	})
-	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
-	p, err := b.NewPage(t.Context(), PageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
-		t.Fatal(err)
-	}
+	b, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
 	var title string
 	if err := p.Eval(ctx, "document.title", &title); err != nil {
 		t.Fatal(err)
@@ -279,17 +287,7 @@ func TestDialogsAreDismissed(t *testing.T) {
 		}
 		fmt.Fprint(w, `<title>before</title><script>alert("hello"); if (confirm("Place the order?")) fetch("/yes"); document.title = "after"</script>`)
 	})
-	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
-	p, err := b.NewPage(t.Context(), PageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 10*time.Second)
-	defer cancel()
-	if err := p.Navigate(ctx, "http://dialog.test/"); err != nil {
-		t.Fatal(err)
-	}
+	_, p, ctx := openSite(t, site, "http://dialog.test/", 10*time.Second)
 	var title string
 	if err := p.Eval(ctx, "document.title", &title); err != nil || title != "after" {
 		t.Errorf("title %q (%v): the dialogs blocked the page", title, err)

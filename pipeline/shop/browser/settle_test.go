@@ -1,7 +1,6 @@
 package browser
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -37,17 +36,7 @@ document.getElementById('nav').onclick = () => setTimeout(() => { location.href 
 			http.NotFound(w, r)
 		}
 	})
-	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
-	p, err := b.NewPage(t.Context(), PageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer p.Close()
-	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
-	defer cancel()
-	if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
-		t.Fatal(err)
-	}
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
 	var kinds [2]string
 	if err := p.Eval(ctx, "typeof globalThis.__svcMut", &kinds[0]); err != nil {
 		t.Fatal(err)
