@@ -43,8 +43,6 @@ type RunFiles interface {
 	// PullHistory brings down the run an aggregate of cur compares with:
 	// previous, or the latest earlier aggregated run; none with noHistory.
 	PullHistory(ctx context.Context, cur RunInfo, previous string, noHistory bool) error
-	// PullTop brings one folder at the top of the data folder down.
-	PullTop(ctx context.Context, dir string) error
 	// PublishStore is the Store a snapshot publishes to.
 	PublishStore(ctx context.Context) (publish.Store, error)
 }
@@ -59,7 +57,6 @@ func (l LocalFiles) OpenRun(_ context.Context, runID string, now time.Time) (Run
 	return OpenRun(l.DataDir, runID, now)
 }
 func (LocalFiles) PullHistory(context.Context, RunInfo, string, bool) error { return nil }
-func (LocalFiles) PullTop(context.Context, string) error                    { return nil }
 func (l LocalFiles) PublishStore(context.Context) (publish.Store, error) {
 	return publish.NewDirStore(filepath.Join(l.DataDir, "public"))
 }

@@ -230,14 +230,3 @@ func (s *Files) PullHistory(ctx context.Context, cur pipeline.RunInfo, previous 
 	}
 	return nil
 }
-
-// PullTop brings one folder at the top of the bucket's prefix (such as
-// runs/, the browser-shopper runs to import) into the cache; a folder the
-// bucket lacks stays absent. A local --data has nothing to pull.
-func (s *Files) PullTop(ctx context.Context, dir string) error {
-	if s.Bucket == nil {
-		return nil
-	}
-	_, err := bucket.Pull(ctx, s.Bucket, dir, filepath.Join(s.Local, dir))
-	return err
-}
