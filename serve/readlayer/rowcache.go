@@ -98,12 +98,7 @@ func buildRowCache(ctx context.Context, p *parquetRows, tmpDir string) (_ *rowCa
 }
 
 // rawBlock is one block on its way to the file.
-type rawBlock struct {
-	idx   int
-	first int64
-	data  []byte // raw, then compressed
-	err   error
-}
+type rawBlock = block[int64]
 
 // fill decodes the Parquet file in order on this goroutine, compresses the
 // blocks on every CPU and writes them in order.
@@ -196,33 +191,16 @@ read:
 // commit writes compressed blocks to the file in block order.
 func (c *rowCache) commit(results <-chan rawBlock) error {
 	w := bufio.NewWriterSize(c.f, 1<<20)
-	waiting := map[int]rawBlock{}
-	next := 0
 	var off int64
-	var err error
-	for j := range results {
-		waiting[j.idx] = j
-		for {
-			j, ok := waiting[next]
-			if !ok {
-				break
-			}
-			delete(waiting, next)
-			next++
-			if err == nil {
-				err = j.err
-			}
-			if err != nil {
-				continue
-			}
-			if _, err = w.Write(j.data); err != nil {
-				continue
-			}
-			c.first = append(c.first, j.first)
-			c.off = append(c.off, off)
-			off += int64(len(j.data))
+	err := inBlockOrder(results, func(j rawBlock) error {
+		if _, err := w.Write(j.data); err != nil {
+			return err
 		}
-	}
+		c.first = append(c.first, j.first)
+		c.off = append(c.off, off)
+		off += int64(len(j.data))
+		return nil
+	})
 	if err == nil {
 		err = w.Flush()
 	}

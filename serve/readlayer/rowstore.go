@@ -82,11 +82,43 @@ type pendingRow struct {
 }
 
 // blockJob is one block on its way through compression.
-type blockJob struct {
+type blockJob = block[string]
+
+// block is one block of rows on its way from the reader through the
+// compressing workers to the committer: its place in order, the key of
+// its first row, its bytes (raw, then compressed) and a worker's error.
+type block[K any] struct {
 	idx   int
-	first string
-	data  []byte // raw, then compressed
+	first K
+	data  []byte
 	err   error
+}
+
+// inBlockOrder hands the blocks the workers send, out of order, to keep in
+// block order. From the first error, a block's or keep's, the rest are
+// drained unkept and that error is returned.
+func inBlockOrder[K any](results <-chan block[K], keep func(block[K]) error) error {
+	waiting := map[int]block[K]{}
+	next := 0
+	var err error
+	for j := range results {
+		waiting[j.idx] = j
+		for {
+			j, ok := waiting[next]
+			if !ok {
+				break
+			}
+			delete(waiting, next)
+			next++
+			if err == nil {
+				err = j.err
+			}
+			if err == nil {
+				err = keep(j)
+			}
+		}
+	}
+	return err
 }
 
 func newRowStoreBuilder(codec *rowCodec) *rowStoreBuilder {
@@ -164,34 +196,17 @@ func (b *rowStoreBuilder) compress() {
 // committer appends compressed blocks to the store in block order.
 func (b *rowStoreBuilder) committer() {
 	s := b.s
-	waiting := map[int]blockJob{}
-	next := 0
-	var err error
-	for j := range b.results {
-		waiting[j.idx] = j
-		for {
-			j, ok := waiting[next]
-			if !ok {
-				break
-			}
-			delete(waiting, next)
-			next++
-			if err == nil {
-				err = j.err
-			}
-			if err != nil {
-				continue
-			}
-			size := len(j.data)
-			if k := len(s.chunks) - 1; k < 0 || len(s.chunks[k])+size > cap(s.chunks[k]) {
-				s.chunks = append(s.chunks, allocChunk(max(chunkSize, size)))
-			}
-			k := len(s.chunks) - 1
-			s.blocks = append(s.blocks, blockRef{chunk: uint32(k), off: uint32(len(s.chunks[k])), size: uint32(size)})
-			s.chunks[k] = append(s.chunks[k], j.data...)
-			s.firstHost = append(s.firstHost, j.first)
+	err := inBlockOrder(b.results, func(j blockJob) error {
+		size := len(j.data)
+		if k := len(s.chunks) - 1; k < 0 || len(s.chunks[k])+size > cap(s.chunks[k]) {
+			s.chunks = append(s.chunks, allocChunk(max(chunkSize, size)))
 		}
-	}
+		k := len(s.chunks) - 1
+		s.blocks = append(s.blocks, blockRef{chunk: uint32(k), off: uint32(len(s.chunks[k])), size: uint32(size)})
+		s.chunks[k] = append(s.chunks[k], j.data...)
+		s.firstHost = append(s.firstHost, j.first)
+		return nil
+	})
 	b.commit <- err
 }
 
