@@ -99,7 +99,7 @@ func componentValue(m Message, name string) (string, error) {
 	if strings.HasPrefix(name, "@") || name != strings.ToLower(name) || name == "" {
 		return "", fmt.Errorf("component %q: not one svc signs", name)
 	}
-	vs, ok := m.Header[http.CanonicalHeaderKey(name)]
+	vs, ok := fieldLines(m.Header, name)
 	if !ok {
 		return "", fmt.Errorf("component %q: the message has no such field", name)
 	}
@@ -110,6 +110,23 @@ func componentValue(m Message, name string) (string, error) {
 		trimmed[i] = strings.Trim(v, " \t")
 	}
 	return strings.Join(trimmed, ", "), nil
+}
+
+// fieldLines are the lines of the header field name (lower case) in h,
+// found whatever the case of h's keys: a map literal such as
+// http.Header{"UCP-Agent": ...} is sent as written, not canonicalised.
+func fieldLines(h http.Header, name string) ([]string, bool) {
+	if vs, ok := h[http.CanonicalHeaderKey(name)]; ok {
+		return vs, true
+	}
+	var out []string
+	found := false
+	for k, vs := range h {
+		if strings.EqualFold(k, name) {
+			out, found = append(out, vs...), true
+		}
+	}
+	return out, found
 }
 
 // Authority is the @authority of a target URI (RFC 9421 section 2.2.3):

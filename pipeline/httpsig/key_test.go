@@ -123,7 +123,9 @@ func TestSignRequest(t *testing.T) {
 		{http.MethodGet, "https://shop.test/ucp/v1/x?a=1", nil, false, `("@method" "@authority" "@path" "@query" "ucp-agent")`},
 	} {
 		u, _ := url.Parse(c.target)
-		h := http.Header{"Ucp-Agent": {`profile="https://svc.example/.well-known/ucp"`}, "Request-Id": {"r"}}
+		// Keys as a map literal writes them, not canonicalised: the UCP
+		// path's headers are such literals, sent as written.
+		h := http.Header{"UCP-Agent": {`profile="https://svc.example/.well-known/ucp"`}, "Request-Id": {"r"}}
 		if c.idem {
 			h.Set("Idempotency-Key", "550e8400-e29b-41d4-a716-446655440000")
 		}
@@ -159,7 +161,7 @@ func TestSignRequest(t *testing.T) {
 			t.Errorf("authority not normalised:\n%s", base)
 		}
 		h2 := h.Clone()
-		h2.Set("Ucp-Agent", `profile="https://evil.example/.well-known/ucp"`)
+		h2["UCP-Agent"] = []string{`profile="https://evil.example/.well-known/ucp"`}
 		base2, _ := SignatureBase(Message{Method: c.method, URL: u, Header: h2}, comps, Params{Created: now.Unix(), KeyID: k.KeyID()})
 		if VerifyES256(k.Public(), base2, raw) {
 			t.Errorf("%s %s: verifies with another UCP-Agent", c.method, c.target)

@@ -29,7 +29,7 @@ func Components(method string, u *url.URL, h http.Header, hasBody bool) []string
 		c = append(c, "@query")
 	}
 	for _, f := range []string{"ucp-agent", "idempotency-key"} {
-		if _, ok := h[http.CanonicalHeaderKey(f)]; ok {
+		if _, ok := fieldLines(h, f); ok {
 			c = append(c, f)
 		}
 	}
@@ -50,7 +50,7 @@ func Components(method string, u *url.URL, h http.Header, hasBody bool) []string
 func (k *Key) SignRequest(method string, u *url.URL, h http.Header, body []byte, now time.Time) error {
 	hasBody := len(body) > 0
 	if hasBody {
-		if h.Get("Content-Type") == "" {
+		if _, ok := fieldLines(h, "content-type"); !ok {
 			return fmt.Errorf("sign %s %s: a body without Content-Type", method, u.Redacted())
 		}
 		h.Set("Content-Digest", ContentDigest(body))
