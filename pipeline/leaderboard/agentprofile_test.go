@@ -237,6 +237,16 @@ func TestAgentProfileNote(t *testing.T) {
 	if n := agentProfileNote(""); !strings.Contains(n, "placeholder "+DefaultAgentProfile) {
 		t.Errorf("fallback: %q", n)
 	}
+	k, _ := httpsig.GenerateKey()
+	if n := signingNote(k, "https://svc.example/.well-known/ucp"); !strings.Contains(n, k.KeyID()) || !strings.Contains(n, "published") {
+		t.Errorf("signed: %q", n)
+	}
+	if n := signingNote(k, ""); !strings.Contains(n, k.KeyID()) || !strings.Contains(n, "refuses") {
+		t.Errorf("signed, placeholder profile: %q", n)
+	}
+	if n := signingNote(nil, "https://svc.example/.well-known/ucp"); !strings.Contains(n, "not signed") {
+		t.Errorf("unsigned: %q", n)
+	}
 }
 
 // TestPlatformProfilePublishesTheKey: the profile `svc serve` answers with

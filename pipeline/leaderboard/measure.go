@@ -167,7 +167,7 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 	write := func(pathID string, res []attempt) error {
 		r := ownRun(opts.RunID, pathID, stores, res, started, finished)
 		if pathID == PathUCP {
-			r.Submission.Run.Notes += " " + agentProfileNote(opts.AgentProfile) + " " + signingNote(opts.AgentKey)
+			r.Submission.Run.Notes += " " + agentProfileNote(opts.AgentProfile) + " " + signingNote(opts.AgentKey, opts.AgentProfile)
 		}
 		if _, err := Parse(mustJSON(r.Submission)); err != nil {
 			return fmt.Errorf("agent-path run %s: the run does not validate: %w", pathID, err)
@@ -196,11 +196,15 @@ func agentProfileNote(profile string) string {
 
 // signingNote is the sentence of a UCP run's notes that says whether its
 // requests were signed, and with which key (by its public id).
-func signingNote(k *httpsig.Key) string {
-	if k == nil {
+func signingNote(k *httpsig.Key, profile string) string {
+	switch {
+	case k == nil:
 		return "Requests were not signed: no signing key was configured."
+	case profile == "":
+		return "Requests to UCP bindings were signed (RFC 9421, ES256) with the key " + k.KeyID() +
+			", which no profile a business can fetch publishes: a business that verifies signatures refuses them."
 	}
-	return "Requests to UCP bindings were signed (RFC 9421, ES256) with the key " + k.KeyID() + " that profile publishes."
+	return "Requests to UCP bindings were signed (RFC 9421, ES256) with the key " + k.KeyID() + ", published in that profile."
 }
 
 type attempt struct {
