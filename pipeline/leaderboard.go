@@ -10,6 +10,7 @@ import (
 
 	"svc/datasets/svc100"
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
@@ -44,9 +45,12 @@ type AgentPathOptions struct {
 	// UCP-Agent to every UCP binding (leaderboard.RunOptions); "" sends the
 	// placeholder leaderboard.DefaultAgentProfile and says so.
 	AgentProfile string
-	Now          func() time.Time // clock of the runs' timestamps; default time.Now
-	Concurrency  int              // stores at once; default 8
-	Force        bool             // measure again when agent_runs/ already holds the runs
+	// AgentKey signs the UCP path's requests (leaderboard.RunOptions); nil
+	// sends them unsigned.
+	AgentKey    *httpsig.Key
+	Now         func() time.Time // clock of the runs' timestamps; default time.Now
+	Concurrency int              // stores at once; default 8
+	Force       bool             // measure again when agent_runs/ already holds the runs
 }
 
 // MeasureAgentPaths runs the service's own plain-HTTP agent paths over
@@ -60,7 +64,7 @@ func MeasureAgentPaths(ctx context.Context, runDir string, opts AgentPathOptions
 		return err
 	}
 	if err := leaderboard.RunAgentPaths(ctx, leaderboard.RunOptions{
-		RunDir: runDir, RunID: ri.ID, Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile,
+		RunDir: runDir, RunID: ri.ID, Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile, AgentKey: opts.AgentKey,
 		Now: opts.Now, Concurrency: opts.Concurrency, Force: opts.Force,
 	}); err != nil {
 		return fmt.Errorf("run %s: %w", ri.ID, err)

@@ -134,6 +134,9 @@ type RunOptions struct {
 	// "" takes leaderboard.AgentProfileURL(BaseURL), the profile `svc
 	// serve` publishes there (and the placeholder when BaseURL is "").
 	AgentProfile string
+	// AgentKeyFile names svc's signing key; "" takes the state store's
+	// (ValidateStageOptions.AgentKeyFile).
+	AgentKeyFile string
 	// Stores reads the crawl's store list; Checker builds the crawl's
 	// check engine; Tools the validate stage's client and validator. Each
 	// is called when its stage starts, as the stage's own command would.
@@ -178,7 +181,7 @@ func Run(ctx context.Context, o RunOptions) error {
 				profile = leaderboard.AgentProfileURL(o.BaseURL)
 			}
 			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths,
-				AgentProfile: profile, Tools: o.Tools})
+				AgentProfile: profile, AgentKeyFile: o.AgentKeyFile, Tools: o.Tools})
 		}},
 		{"shop", func() error { return runShopStage(ctx, o) }},
 		{"aggregate", func() error {

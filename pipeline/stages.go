@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
 	"svc/publish"
@@ -178,6 +179,10 @@ type ValidateStageOptions struct {
 	// advertises (AgentPathOptions); "" sends the placeholder and notes it
 	// on ErrOut.
 	AgentProfile string
+	// AgentKeyFile names svc's signing key (--agent-key); "" takes the key
+	// kept in the state store (State), created there on first use. The UCP
+	// path signs its requests with it (leaderboard.LoadAgentKey).
+	AgentKeyFile string
 	// Tools builds the client and the UCP validator, once the run is known
 	// to exist.
 	Tools func() (*fetch.Client, *ucp.Validator, error)
@@ -235,13 +240,23 @@ func ValidateStage(ctx context.Context, o ValidateStageOptions) error {
 		fmt.Fprintf(o.ErrOut, "note: validate %s: the UCP path has no agent profile URL (give --base-url or --agent-profile, env SVC_AGENT_PROFILE): "+
 			"its requests name the placeholder %s, which serves no profile, so a store that fetches it refuses them\n", o.RunID, leaderboard.DefaultAgentProfile)
 	}
-	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.AgentProfile}); err != nil {
+	// The key is read (or made) only when the UCP path runs: a run without
+	// UCP schemas signs nothing.
+	var key *httpsig.Key
+	signed := ""
+	if v != nil {
+		if key, err = leaderboard.LoadAgentKey(ctx, o.AgentKeyFile, o.state()); err != nil {
+			return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
+		}
+		signed = " (UCP requests signed with key " + key.KeyID() + ")"
+	}
+	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.AgentProfile, AgentKey: key}); err != nil {
 		return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
 	}
 	if err := files.Push(ctx, o.RunID, leaderboard.AgentRunsDir); err != nil {
 		return err
 	}
-	fmt.Fprintf(o.Out, "validate %s: agent paths measured over SVC-100 v1\n", o.RunID)
+	fmt.Fprintf(o.Out, "validate %s: agent paths measured over SVC-100 v1%s\n", o.RunID, signed)
 	return nil
 }
 

@@ -1,14 +1,20 @@
 package serve
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
 
+	"svc/pipeline/httpsig"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 )
 
@@ -29,8 +35,13 @@ func TestUCPProfileServed(t *testing.T) {
 		if resp, _ := ts.get(t, "/data/latest/manifest.json"); withTree != (resp.StatusCode == http.StatusOK) {
 			t.Fatalf("tree %v: the snapshot's manifest answers %d", withTree, resp.StatusCode)
 		}
+		// The key the pipeline signs with, from the state the server keeps.
+		key, err := leaderboard.LoadAgentKey(context.Background(), "", filepath.Join(dir, "state"))
+		if err != nil {
+			t.Fatal(err)
+		}
 		resp, body := ts.get(t, "/.well-known/ucp")
-		if resp.StatusCode != http.StatusOK || body != string(leaderboard.PlatformProfile()) {
+		if resp.StatusCode != http.StatusOK || body != string(leaderboard.PlatformProfileWithKeys(key.PublicJWK())) {
 			t.Fatalf("tree %v: status %d, body %.200s", withTree, resp.StatusCode, body)
 		}
 		if ct := resp.Header.Get("Content-Type"); ct != "application/json; charset=utf-8" {
@@ -73,8 +84,59 @@ func TestUCPProfileServed(t *testing.T) {
 	}
 }
 
+// TestUCPProfileKey: the profile publishes svc's signing key, the public
+// part only: the state's key, created on the first start and the same on
+// the next (so the pipeline's signatures keep verifying), or the key of
+// Config.AgentKey (--agent-key) when one is given.
+func TestUCPProfileKey(t *testing.T) {
+	dir := t.TempDir()
+	profileKeys := func(ts *testServer) []map[string]any {
+		t.Helper()
+		_, body := ts.get(t, "/.well-known/ucp")
+		var doc struct {
+			Keys []map[string]any `json:"keys"`
+		}
+		if err := json.Unmarshal([]byte(body), &doc); err != nil || len(doc.Keys) != 1 {
+			t.Fatalf("keys of %.300s: %v", body, err)
+		}
+		for _, m := range []string{"d", "p", "q", "dp", "dq", "qi", "oth", "k"} {
+			if _, ok := doc.Keys[0][m]; ok {
+				t.Fatalf("the profile publishes %q: %v", m, doc.Keys[0])
+			}
+		}
+		return doc.Keys
+	}
+	s1, err := New(Config{DataDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts1 := &testServer{Server: s1, ts: httptest.NewServer(s1.Handler()), dir: dir}
+	first := profileKeys(ts1)
+	ts1.ts.Close()
+	s1.Close()
+	fi, err := os.Stat(filepath.Join(dir, "state", inbox.AgentKeyFile))
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("the state's key file: %v %v, want mode 0600", fi, err)
+	}
+	again := profileKeys(newTestServer(t, Config{DataDir: dir}))
+	if first[0]["kid"] != again[0]["kid"] || first[0]["x"] != again[0]["x"] {
+		t.Errorf("the key changed across restarts: %v then %v", first[0], again[0])
+	}
+	own, err := httpsig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := profileKeys(newTestServer(t, Config{DataDir: dir, AgentKey: own}))
+	if got[0]["kid"] != own.KeyID() || got[0]["x"] != own.PublicJWK().X {
+		t.Errorf("Config.AgentKey: the profile publishes %v, want %s", got[0], own.KeyID())
+	}
+}
+
 // TestUCPProfileOpenAPIExample keeps the description's example the
-// document served: a change to the profile shows up in openapi.json.
+// document served: a change to the profile shows up in openapi.json. The
+// example's key is an example (each server publishes its own); it must
+// have the shape svc publishes: an ES256 public JWK whose kid is its
+// RFC 7638 thumbprint.
 func TestUCPProfileOpenAPIExample(t *testing.T) {
 	var doc struct {
 		Paths map[string]struct {
@@ -91,11 +153,22 @@ func TestUCPProfileOpenAPIExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex := doc.Paths["/.well-known/ucp"].Get.Responses["200"].Content["application/json"].Example
-	var got, want any
+	var got, want map[string]any
 	if json.Unmarshal(ex, &got) != nil || json.Unmarshal(leaderboard.PlatformProfile(), &want) != nil {
 		t.Fatalf("example %s", ex)
 	}
+	keys, _ := got["keys"].([]any)
+	delete(got, "keys")
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("openapi.json example differs from the served profile (-served +example):\n%s", diff)
+	}
+	if len(keys) != 1 {
+		t.Fatalf("the example publishes %d keys, want svc's one", len(keys))
+	}
+	k, _ := keys[0].(map[string]any)
+	str := func(name string) string { s, _ := k[name].(string); return s }
+	tp, err := httpsig.Thumbprint(map[string]string{"kty": str("kty"), "crv": str("crv"), "x": str("x"), "y": str("y")})
+	if err != nil || str("kid") != tp || str("kty") != "EC" || str("crv") != "P-256" || str("alg") != "ES256" || str("use") != "sig" || len(k) != 7 {
+		t.Errorf("the example's key %v: want an ES256 public JWK with its thumbprint %s as kid (%v)", k, tp, err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 
 	"svc/pipeline/inbox"
 	"svc/pipeline/inbox/pgtest"
+	"svc/pipeline/leaderboard"
 )
 
 // twoReplicas starts two servers, each with its own data folder, sharing
@@ -23,6 +24,24 @@ func twoReplicas(t *testing.T, cfg Config) (a, b *testServer) {
 	ca, cb := cfg, cfg
 	ca.DataDir, cb.DataDir = t.TempDir(), t.TempDir()
 	return newTestServer(t, ca), newTestServer(t, cb)
+}
+
+// TestReplicasPublishOneKey: replicas sharing a database publish one
+// signing key, the one the pipeline reads from that database.
+func TestReplicasPublishOneKey(t *testing.T) {
+	a, b := twoReplicas(t, Config{})
+	_, pa := a.get(t, "/.well-known/ucp")
+	_, pb := b.get(t, "/.well-known/ucp")
+	if pa != pb || !strings.Contains(pa, `"keys"`) {
+		t.Fatalf("the replicas publish different profiles:\n%s\n%s", pa, pb)
+	}
+	key, err := leaderboard.LoadAgentKey(context.Background(), "", a.cfg.State)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pa != string(leaderboard.PlatformProfileWithKeys(key.PublicJWK())) {
+		t.Errorf("the pipeline's key %s is not the one the replicas publish: %s", key.KeyID(), pa)
+	}
 }
 
 func getAs(t *testing.T, ts *testServer, path, addr string) (int, string) {

@@ -23,6 +23,7 @@ import (
 	"svc/datasets/svc100"
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/inbox"
 	"svc/pipeline/ucp"
 	"svc/serve/readlayer"
@@ -45,6 +46,10 @@ type Config struct {
 	// Client is the safe client store submissions are validated through;
 	// nil makes POST /api/stores/submit answer 503.
 	Client *fetch.Client
+	// AgentKey is svc's signing key, whose public key GET /.well-known/ucp
+	// publishes; nil takes the key kept in the state (State), created
+	// there on first use, the key the pipeline signs with.
+	AgentKey *httpsig.Key
 
 	Log *slog.Logger
 	Now func() time.Time
@@ -94,6 +99,8 @@ type Server struct {
 	badErr     error
 
 	llm *llmCache // one model read per host a day
+
+	profile *file // svc's platform profile with its key (agentprofile.go)
 
 	mcpOnce  sync.Once
 	mcpJSON  http.Handler // MCP answers as JSON (mcp_transport.go)
@@ -147,12 +154,17 @@ func New(cfg Config) (*Server, error) {
 	if err != nil {
 		return nil, err
 	}
+	key, err := agentKey(cfg, st)
+	if err != nil {
+		st.Close()
+		return nil, err
+	}
 	log, logs := newServerLog(cfg.Log)
 	s := &Server{
 		cfg: cfg, log: log, logs: logs, heavy: newHeavyGate(), now: cfg.Now, public: filepath.Join(cfg.DataDir, "public"),
 		state: st, shared: shared, limits: newLimiter(st, cfg.Now), cache: newCheckCache(),
 		subs: newSubmissions(), reads: newReadState(), inflight: map[string]bool{},
-		llm: &llmCache{m: map[string]cachedRead{}},
+		llm: &llmCache{m: map[string]cachedRead{}}, profile: newProfileFile(key),
 	}
 	s.limits.shared = shared
 	replay := st.Replay

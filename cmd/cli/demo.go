@@ -18,6 +18,7 @@ import (
 	"svc/pipeline"
 	"svc/pipeline/durable"
 	"svc/pipeline/fetch"
+	"svc/pipeline/inbox"
 	"svc/pipeline/leaderboard"
 	"svc/pipeline/ucp"
 	"svc/serve"
@@ -98,14 +99,24 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 	// UCP wants a platform profile on https (overview, "Profile
 	// Requirements") and the demo's API is plain http, so the fixture world
 	// serves svc's platform profile, the same bytes `svc serve` publishes,
-	// on a host of its own for the UCP path to name.
+	// on a host of its own for the UCP path to name. It publishes svc's
+	// signing key, kept in DATA/state (made there on the first demo): the
+	// key the validate stage signs with and the API publishes. The fixture
+	// world gets the public profile only; the stores that demand
+	// signatures fetch it from there to verify the path's requests.
+	key, err := leaderboard.LoadAgentKey(ctx, "", filepath.Join(o.data, "state"))
+	if err != nil {
+		return err
+	}
 	srv, err := fixtures.NewServer(world, fixtures.ServerOptions{Addr: o.fixtureAt, CAOut: caPath,
-		UCP: map[string][]byte{demoProfileHost: leaderboard.PlatformProfile()}})
+		UCP: map[string][]byte{demoProfileHost: leaderboard.PlatformProfileWithKeys(key.PublicJWK())}})
 	if err != nil {
 		return err
 	}
 	defer srv.Close()
 	fmt.Fprintf(w, "fixture world: %d stores on %s (http and https), CA in %s\n", len(world.Stores), srv.Addr(), caPath)
+	fmt.Fprintf(w, "svc's UCP signing key: %s (kept in %s), published in the profile on %s\n", key.KeyID(),
+		filepath.Join(o.data, "state", inbox.AgentKeyFile), demoAgentProfile)
 	haveSchemas := demoSchemas(ctx, o)
 	// The demo is the real commands with the fixture flags set.
 	o.fixtureAddr, o.fixtureCA = srv.Addr(), caPath

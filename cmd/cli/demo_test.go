@@ -3,14 +3,18 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"svc/fixtures"
 	"svc/pipeline"
+	"svc/pipeline/leaderboard"
 )
 
 // TestDemoScoresEveryStore runs `svc demo --exit` as a new user would, once
@@ -65,6 +69,7 @@ func TestDemoScoresEveryStore(t *testing.T) {
 				if notes != 0 || unvalidated != 0 {
 					t.Errorf("with schemas: %d notes, %d unvalidated profiles; want none", notes, unvalidated)
 				}
+				demoSigned(t, data)
 				return
 			}
 			if notes != 1 {
@@ -83,5 +88,40 @@ func TestDemoScoresEveryStore(t *testing.T) {
 				t.Errorf("strict score of a no-schema run: %v, want exit %d\n%s", err, ExitFailed, strict.String())
 			}
 		})
+	}
+}
+
+// demoSigned: in the demo the UCP path signs with the key kept in
+// DATA/state, which the fixture world's copy of svc's profile publishes,
+// so the stand-in store that demands signatures (svc100-v1-029,
+// fallowivy.test, trait ucp_shop:signature_required) reaches a checkout,
+// and the run's notes name that key.
+func demoSigned(t *testing.T, data string) {
+	t.Helper()
+	key, err := leaderboard.LoadAgentKey(context.Background(), "", filepath.Join(data, "state"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(pipeline.RunDir(data, "demo"), leaderboard.AgentRunsDir, leaderboard.PathUCP+".json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var run leaderboard.AgentRun
+	if err := json.Unmarshal(b, &run); err != nil {
+		t.Fatal(err)
+	}
+	const id = "svc100-v1-029"
+	w := fixtures.Generate(1, fixtures.DefaultStores)
+	st, ok := w.Lookup("fallowivy.test")
+	if !ok || !slices.Contains(st.Traits, "ucp_shop:signature_required") {
+		t.Fatalf("the stand-in %s is not the store that demands signatures", id)
+	}
+	want := st.UCPPath("")
+	i := slices.IndexFunc(run.Submission.Results, func(r leaderboard.Result) bool { return r.ID == id })
+	if i < 0 || run.Submission.Results[i].Outcome != want.Outcome || run.Reasons[id] != want.Reason || want.Outcome != "checkout_reached" {
+		t.Errorf("%s in the demo's UCP run: %+v [%s], want %s [%s]", id, run.Submission.Results, run.Reasons[id], want.Outcome, want.Reason)
+	}
+	if !strings.Contains(run.Submission.Run.Notes, key.KeyID()) {
+		t.Errorf("the run's notes do not name the signing key %s: %q", key.KeyID(), run.Submission.Run.Notes)
 	}
 }

@@ -23,6 +23,7 @@ type runOptions struct {
 	ucpFlags    ucpSchemaFlags
 	state       stateFlag
 	profile     agentProfileFlag
+	key         agentKeyFlag
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
@@ -79,6 +80,7 @@ func (o *runOptions) register(cmd *cobra.Command, withRunID bool) {
 	o.ucpFlags.register(cmd)
 	o.state.register(cmd)
 	o.profile.register(cmd)
+	o.key.register(cmd)
 }
 
 func (o *runOptions) validate() error {
@@ -92,6 +94,9 @@ func (o *runOptions) validate() error {
 		return err
 	}
 	if err := o.profile.validate(o.globals); err != nil {
+		return err
+	}
+	if err := o.key.validate(); err != nil {
 		return err
 	}
 	if o.shopPages < 1 || o.shopPages > 64 {
@@ -116,6 +121,7 @@ func runAll(ctx context.Context, o *runOptions) error {
 		Concurrency:     o.concurrency,
 		BaseURL:         o.baseURL,
 		AgentProfile:    o.profile.resolve(o.baseURL),
+		AgentKeyFile:    o.key.file,
 		AgentPaths:      o.agentPaths,
 		Shop:            shopStage,
 		ShopConcurrency: o.shopPages,

@@ -14,7 +14,9 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline/check"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/inbox"
+	"svc/pipeline/leaderboard"
 	"svc/publish/bucket"
 	"svc/serve"
 )
@@ -30,6 +32,7 @@ type serveOptions struct {
 	statsEvery time.Duration // interval of the aggregate request line
 	syncEvery  time.Duration // serve.Config.Sync, and how often an s3:// --data is polled
 	ucpFlags   ucpSchemaFlags
+	key        agentKeyFlag // the key /.well-known/ucp publishes
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -63,6 +66,12 @@ the database and commits each accepted write before it answers. Every
 others accepted (live checks, submissions, leaderboard runs), so its
 listings show them within that interval.
 
+GET /.well-known/ucp is svc's UCP platform profile, with the public key of
+svc's signing key, the key the pipeline's UCP path signs its requests
+with: --agent-key (env SVC_AGENT_KEY), else the key kept in the state
+(DATA/state/agent-key.pem, mode 0600, or the database), created there on
+first use. The private key is never logged, published or answered.
+
 With --data s3://bucket/prefix the server keeps a copy of the published
 tree in the local cache (--cache-dir): at start, and every --sync-every,
 it reads data/latest.json; a new version is copied down whole (the version
@@ -84,6 +93,9 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 			if o.syncEvery < 100*time.Millisecond || o.syncEvery > time.Hour {
 				return usagef("--sync-every must be 100ms to 1h")
 			}
+			if err := o.key.validate(); err != nil {
+				return err
+			}
 			return serveRun(cmd.Context(), o, nil)
 		},
 		Annotations: map[string]string{storageAnnotation: "yes"},
@@ -97,6 +109,7 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 	f.DurationVar(&o.statsEvery, "stats-every", envDuration("SVC_STATS_EVERY", time.Minute), "interval of the one log line of request counts and latency (env SVC_STATS_EVERY); 0 for none")
 	f.DurationVar(&o.syncEvery, "sync-every", envDuration("SVC_SYNC_EVERY", 2*time.Second), "how often precheck counts are written, other replicas' accepted submissions and checks read, and an s3:// --data's latest.json polled (env SVC_SYNC_EVERY)")
 	o.ucpFlags.register(cmd)
+	o.key.register(cmd)
 	return cmd
 }
 
@@ -124,8 +137,15 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 			log.Warn("serving a bucket with state in the local cache: replicas share nothing; give them --state postgres://…")
 		}
 	}
+	// svc's signing key: the --agent-key file's, else (nil) the state's.
+	var key *httpsig.Key
+	if o.key.file != "" {
+		if key, err = leaderboard.ReadAgentKeyFile(o.key.file); err != nil {
+			return err
+		}
+	}
 	srv, err := serve.New(serve.Config{
-		DataDir: o.data, State: o.state, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
+		DataDir: o.data, State: o.state, AgentKey: key, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
 		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery, Sync: o.syncEvery,
 		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})

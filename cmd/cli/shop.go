@@ -29,6 +29,8 @@ type shopOptions struct {
 	llm        shop.LLMConfig
 	ucpFlags   ucpSchemaFlags
 	profile    agentProfileFlag // the UCP path's UCP-Agent profile
+	key        agentKeyFlag     // the UCP path's signing key
+	state      stateFlag        // where that key is kept
 	// The stage form (no URL).
 	runID       string
 	stores      string
@@ -59,7 +61,8 @@ Paths:
   D    a model chooses each action (SVC_LLM_URL, SVC_LLM_MODEL, SVC_LLM_KEY;
        none configured: not_attempted)
   E    A on a 390x844 phone with a mobile user agent and touch
-  ucp  the UCP path over plain HTTP
+  ucp  the UCP path over plain HTTP, its binding requests signed with
+       svc's key (--agent-key, else the state's: --state)
   mcp  the storefront MCP path over plain HTTP
 
 A to E run Debian's Chromium (never downloaded) with a fresh profile; every
@@ -121,6 +124,8 @@ screenshots under data/shop/). Without Chromium the stage fails with
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	opts.profile.register(cmd)
+	opts.key.register(cmd)
+	opts.state.register(cmd)
 	opts.llm = shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
 	return cmd
 }
@@ -149,12 +154,18 @@ func (o *shopOptions) validate(cmd *cobra.Command) error {
 	if o.fixtureCA != "" && o.fixtureAddr == "" {
 		return usagef("--fixture-ca needs --fixture-addr")
 	}
+	if err := o.state.validate(); err != nil {
+		return err
+	}
+	if err := o.key.validate(); err != nil {
+		return err
+	}
 	return o.profile.validate(o.globals)
 }
 
 // validateStage checks the flags of the stage form.
 func (o *shopOptions) validateStage(cmd *cobra.Command) error {
-	for _, name := range []string{"json", "screenshot", "agent-profile"} {
+	for _, name := range []string{"json", "screenshot", "agent-profile", "agent-key", "state"} {
 		if cmd.Flags().Changed(name) {
 			return usagef("--%s is a flag of the one-store form (svc shop URL --shopper X)", name)
 		}
@@ -252,6 +263,11 @@ func shopRun(ctx context.Context, opts *shopOptions) error {
 			// As svc validate does: the flag, else the profile under
 			// SVC_BASE_URL; with neither the path says it sent a placeholder.
 			so.AgentProfile = opts.profile.resolve(envOr("SVC_BASE_URL", ""))
+			// It signs as the validate stage does: --agent-key, else the
+			// key kept in the state, created there on first use.
+			if so.AgentKey, err = opts.key.load(ctx, opts.globals, opts.state.value); err != nil {
+				return err
+			}
 		}
 	case sh == shop.Model && !opts.llm.Configured():
 		// not_attempted without starting a browser

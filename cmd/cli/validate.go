@@ -19,6 +19,8 @@ type validateOptions struct {
 	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
 	profile     agentProfileFlag
+	state       stateFlag
+	key         agentKeyFlag
 }
 
 func newValidateCmd(g *globals) *cobra.Command { return newValidateCmdWith(g, nil) }
@@ -53,7 +55,11 @@ over the SVC-100 v1 test set, for the leaderboard. The browser shoppers are
 the shop stage's (svc shop --run RUN). The UCP path names svc's own platform
 profile in UCP-Agent: --agent-profile, else $SVC_BASE_URL/.well-known/ucp
 (where ` + "`svc serve`" + ` publishes it); with neither it sends a placeholder
-that serves no profile, and says so.
+that serves no profile, and says so. Every request to a UCP binding is
+signed (RFC 9421, ES256) with svc's key: --agent-key, else the key kept in
+the state (--state; DATA/state/agent-key.pem or the postgres:// database),
+created there on first use; ` + "`svc serve`" + ` publishes the same key when it
+shares that state or file.
 
 With --shard i/n the stage validates the stores of crawl partition i and
 writes its own partition, DATA/work/<run-id>/ucp_validations/shard=<i>-of-<n>/.
@@ -79,6 +85,12 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 			if err := opts.profile.validate(opts.globals); err != nil {
 				return err
 			}
+			if err := opts.state.validate(); err != nil {
+				return err
+			}
+			if err := opts.key.validate(); err != nil {
+				return err
+			}
 			if runF != nil {
 				return runF(opts)
 			}
@@ -92,18 +104,21 @@ Needs the crawl: run ` + "`svc crawl --run RUN`" + ` first.`,
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
 	opts.profile.register(cmd)
+	opts.state.register(cmd)
+	opts.key.register(cmd)
 	return cmd
 }
 
 func validateRun(ctx context.Context, opts *validateOptions) error {
 	return pipeline.ValidateStage(ctx, pipeline.ValidateStageOptions{
-		StageEnv:    opts.stageEnv(opts.runID),
+		StageEnv:    opts.state.env(opts.stageEnv(opts.runID)),
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
 		AgentPaths:  opts.agentPaths,
 		// The stage has no --base-url: the profile is the flag's, else
 		// the one under SVC_BASE_URL, the base the later stages publish at.
 		AgentProfile: opts.profile.resolve(envOr("SVC_BASE_URL", "")),
+		AgentKeyFile: opts.key.file,
 		Tools:        opts.validateTools(opts.ucpFlags),
 	})
 }

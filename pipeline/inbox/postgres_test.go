@@ -88,7 +88,7 @@ func TestPostgresMigrationsVersioned(t *testing.T) {
 	}
 	// A database an older svc migrated (version 1) is brought up to date.
 	// Its precheck row, counted once then, counts 1 after.
-	if _, err := conn.Exec(ctx, `DROP TABLE leaderboard_runs, check_claims; ALTER TABLE precheck_rows DROP COLUMN n;
+	if _, err := conn.Exec(ctx, `DROP TABLE leaderboard_runs, check_claims, agent_key; ALTER TABLE precheck_rows DROP COLUMN n;
 		DELETE FROM schema_migrations WHERE version >= 2; INSERT INTO precheck_rows (host, day) VALUES ('old.example', '2026-01-02')`); err != nil {
 		t.Fatal(err)
 	}

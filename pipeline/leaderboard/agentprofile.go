@@ -3,6 +3,8 @@ package leaderboard
 import (
 	"encoding/json"
 	"strings"
+
+	"svc/pipeline/httpsig"
 )
 
 // svc's own UCP platform profile (issue 21: "the UCP-Agent header with
@@ -18,11 +20,15 @@ import (
 // The profile is the platform_schema variant of the 2026-08-25 profile
 // (profile.json#/$defs/platform_schema): the versions the path speaks, the
 // shopping service over the two transports it drives (REST and MCP), and
-// the capabilities it uses: catalog search, cart and checkout. It declares
-// no endpoint (svc hosts no UCP service and takes no webhooks), no payment
-// handler (the path never pays) and no keys: svc does not sign its
-// requests, so it publishes no signing key, and a business that demands a
-// signature gets the path's no_cart [ucp_signature_required].
+// the capabilities it uses: catalog search, cart and checkout, and the
+// public key svc signs its UCP requests with (agentkey.go), in the
+// top-level keys JWK set (profile.json jwk_public_key; overview "Key
+// Discovery"), where a business that verifies signatures looks it up by
+// the keyid of the signature. It declares no endpoint (svc hosts no UCP
+// service and takes no webhooks) and no payment handler (the path never
+// pays). A profile built without a key (PlatformProfile) says nothing
+// about signing, and a business that demands a signature refuses the
+// path's requests: no_cart [ucp_signature_required].
 
 // AgentProfilePath is where `svc serve` publishes the platform profile.
 const AgentProfilePath = "/.well-known/ucp"
@@ -62,7 +68,8 @@ type profileEntry struct {
 
 // platformProfile is the document: ucp.version, the services and
 // payment_handlers registries (required even when empty, overview
-// "Profile Structure") and the capabilities.
+// "Profile Structure"), the capabilities, and the signing keys (left out
+// when there are none: an empty keys array says the same with more bytes).
 type platformProfile struct {
 	UCP struct {
 		Version         string                    `json:"version"`
@@ -70,12 +77,15 @@ type platformProfile struct {
 		Capabilities    map[string][]profileEntry `json:"capabilities"`
 		PaymentHandlers map[string][]profileEntry `json:"payment_handlers"`
 	} `json:"ucp"`
+	// Keys are public JWKs: httpsig.JWK has no member for private key
+	// material (rule ucp.keys.no_private).
+	Keys []httpsig.JWK `json:"keys,omitempty"`
 }
 
 // platformProfileJSON is PlatformProfile's document, built once.
 var platformProfileJSON = buildPlatformProfile()
 
-func buildPlatformProfile() []byte {
+func buildPlatformProfile(keys ...httpsig.JWK) []byte {
 	// The profile states one version: the newest the path speaks. A path
 	// that speaks older ones too would list them in supported_versions,
 	// each with a profile of its own (overview "Protocol Version").
@@ -93,6 +103,7 @@ func buildPlatformProfile() []byte {
 		p.UCP.Capabilities[c.name] = []profileEntry{{Version: v, Spec: base + c.spec, Schema: base + c.schema}}
 	}
 	p.UCP.PaymentHandlers = map[string][]profileEntry{}
+	p.Keys = keys
 	b, err := json.MarshalIndent(p, "", "  ")
 	if err != nil {
 		panic("leaderboard: platform profile: " + err.Error()) // plain structs: cannot fail
@@ -100,10 +111,21 @@ func buildPlatformProfile() []byte {
 	return append(b, '\n')
 }
 
-// PlatformProfile returns svc's UCP platform profile, the document served
-// at AgentProfilePath. The bytes are the same on every call and in every
-// process of one build; callers must not modify them.
+// PlatformProfile returns svc's UCP platform profile without a signing
+// key. The bytes are the same on every call and in every process of one
+// build; callers must not modify them.
 func PlatformProfile() []byte { return platformProfileJSON }
+
+// PlatformProfileWithKeys is svc's UCP platform profile publishing the
+// given public keys, the document `svc serve` answers at AgentProfilePath
+// with svc's signing key (httpsig.Key.PublicJWK). The same keys give the same
+// bytes.
+func PlatformProfileWithKeys(keys ...httpsig.JWK) []byte {
+	if len(keys) == 0 {
+		return platformProfileJSON
+	}
+	return buildPlatformProfile(keys...)
+}
 
 // AgentProfileURL is the profile URL under the server's absolute base
 // ("https://svc.example" gives "https://svc.example/.well-known/ucp"); ""

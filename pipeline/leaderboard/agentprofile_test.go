@@ -14,7 +14,9 @@ import (
 	"github.com/santhosh-tekuri/jsonschema/v6"
 
 	"svc/fixtures"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/steplog"
+	"svc/pipeline/ucp"
 )
 
 // platformEntryPoint is the platform variant of the UCP profile schema
@@ -115,8 +117,8 @@ func svc0(m map[string]any) map[string]any {
 // TestPlatformProfileSaysWhatThePathDoes: the profile states the version
 // the path negotiates, the transports it drives and the capabilities it
 // reads, each capability's schema under ucp.dev (overview "Authority
-// Binding": a dev.ucp.* schema is served from ucp.dev), and no keys (svc
-// does not sign).
+// Binding": a dev.ucp.* schema is served from ucp.dev), and, built
+// without a key, no keys.
 func TestPlatformProfileSaysWhatThePathDoes(t *testing.T) {
 	var p struct {
 		UCP struct {
@@ -160,7 +162,7 @@ func TestPlatformProfileSaysWhatThePathDoes(t *testing.T) {
 		t.Errorf("capabilities %v, want %v", names, want)
 	}
 	if len(p.UCP.PaymentHandlers) != 0 || p.Keys != nil {
-		t.Errorf("payment handlers %v, keys %s: svc never pays and does not sign", p.UCP.PaymentHandlers, p.Keys)
+		t.Errorf("payment handlers %v, keys %s: svc never pays, and no key was given", p.UCP.PaymentHandlers, p.Keys)
 	}
 	if got := AgentProfileURL("https://svc.example/ "); got != "https://svc.example/.well-known/ucp" {
 		t.Errorf("AgentProfileURL: %q", got)
@@ -182,7 +184,7 @@ func TestUCPPathSendsConfiguredProfile(t *testing.T) {
 	var st *fixtures.Store
 	for i := range uw.w.Stores {
 		s := &uw.w.Stores[i]
-		if s.UCPPath("rest").Reason == "ucp_checkout_created" && s.UCPPath("mcp").Reason == "ucp_checkout_created" {
+		if s.UCPPathAs("rest", fixtures.UCPAgentUnsigned).Reason == "ucp_checkout_created" && s.UCPPathAs("mcp", fixtures.UCPAgentUnsigned).Reason == "ucp_checkout_created" {
 			st = s
 			break
 		}
@@ -234,5 +236,107 @@ func TestAgentProfileNote(t *testing.T) {
 	}
 	if n := agentProfileNote(""); !strings.Contains(n, "placeholder "+DefaultAgentProfile) {
 		t.Errorf("fallback: %q", n)
+	}
+	k, _ := httpsig.GenerateKey()
+	if n := signingNote(k, "https://svc.example/.well-known/ucp"); !strings.Contains(n, k.KeyID()) || !strings.Contains(n, "published") {
+		t.Errorf("signed: %q", n)
+	}
+	if n := signingNote(k, ""); !strings.Contains(n, k.KeyID()) || !strings.Contains(n, "refuses") {
+		t.Errorf("signed, placeholder profile: %q", n)
+	}
+	if n := signingNote(nil, "https://svc.example/.well-known/ucp"); !strings.Contains(n, "not signed") {
+		t.Errorf("unsigned: %q", n)
+	}
+}
+
+// TestPlatformProfilePublishesTheKey: the profile `svc serve` answers with
+// svc's key publishes that key's public JWK and nothing private. It is a
+// valid platform profile (when the shared schemas are here), and svc's own
+// UCP validator finds nothing to say about its keys, while it does report
+// the same profile with a private member or a kid that is not the key's
+// thumbprint (so its silence means something).
+func TestPlatformProfilePublishesTheKey(t *testing.T) {
+	key, err := httpsig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := PlatformProfileWithKeys(key.PublicJWK())
+	var p struct {
+		Keys []map[string]any `json:"keys"`
+	}
+	if err := json.Unmarshal(doc, &p); err != nil || len(p.Keys) != 1 {
+		t.Fatalf("keys %v %v", p.Keys, err)
+	}
+	k := p.Keys[0]
+	want := key.PublicJWK()
+	if k["kid"] != key.KeyID() || k["kty"] != "EC" || k["crv"] != "P-256" || k["x"] != want.X || k["y"] != want.Y || k["alg"] != "ES256" || k["use"] != "sig" {
+		t.Errorf("published key %v, want %+v", k, want)
+	}
+	if len(k) != 7 {
+		t.Errorf("published key has members %v: want kid kty crv x y use alg only", k)
+	}
+	if string(PlatformProfileWithKeys(key.PublicJWK())) != string(doc) || string(PlatformProfileWithKeys()) != string(PlatformProfile()) {
+		t.Error("the profile is not the same bytes for the same keys")
+	}
+
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: fixtures.UCPSchemaDir(), Offline: true, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	keyRules := func(doc []byte) []string {
+		t.Helper()
+		rep, err := v.Validate(context.Background(), doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, items := range [][]ucp.Item{rep.Errors, rep.Warnings, rep.Info} {
+			for _, it := range items {
+				if strings.HasPrefix(it.Rule, "ucp.keys.") {
+					out = append(out, it.Rule)
+				}
+			}
+		}
+		return out
+	}
+	if got := keyRules(doc); len(got) != 0 {
+		t.Errorf("the validator reports svc's published key: %v", got)
+	}
+	edit := func(f func(k map[string]any)) []byte {
+		var m map[string]any
+		_ = json.Unmarshal(doc, &m)
+		f(m["keys"].([]any)[0].(map[string]any))
+		b, _ := json.Marshal(m)
+		return b
+	}
+	other, _ := httpsig.GenerateKey()
+	for _, c := range []struct {
+		name string
+		doc  []byte
+		rule string
+	}{
+		{"with d", edit(func(k map[string]any) { k["d"] = "UpuF81l-kOxbjf7T4mNSv0r5tN67Gim7rnf6EFpcYDs" }), "ucp.keys.no_private"},
+		{"another key's thumbprint as kid", edit(func(k map[string]any) { k["kid"] = other.KeyID() }), "ucp.keys.thumbprint_kid"},
+	} {
+		if got := keyRules(c.doc); !slices.Contains(got, c.rule) {
+			t.Errorf("%s: the validator reports %v, want %s", c.name, got, c.rule)
+		}
+	}
+
+	if fixtures.UCPSchemaDir() == "" {
+		t.Log("../shared/ucp/schema not found: the platform schema check is skipped")
+		return
+	}
+	s := platformSchema(t)
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(inst); err != nil {
+		t.Errorf("svc's platform profile with its key does not validate: %v", err)
+	}
+	priv, _ := jsonschema.UnmarshalJSON(bytes.NewReader(edit(func(k map[string]any) { k["d"] = "AA" })))
+	if s.Validate(priv) == nil {
+		t.Error("the platform schema accepts a key with d")
 	}
 }

@@ -30,7 +30,8 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 	"The UCP path (method " + MethodVersion + ") reads the store's /.well-known/ucp profile, negotiates a version, takes a REST or MCP binding the profile declares, " +
 	"finds a product (catalog capability, else the public catalog), creates a cart where the cart capability is declared and a checkout session with one line item, " +
 	"reads it back and cancels it: a created session counts as checkout_reached; complete is never called and no payment is ever sent. " +
-	"A requirement svc cannot meet (buyer identity, a request signature, an unsupported version) is no_cart with its UCP error code; " +
+	"Every request to the binding is signed (RFC 9421, ES256) with the key svc's platform profile publishes. " +
+	"A requirement svc cannot meet (buyer identity, an unsupported version, a signature the business does not accept) is no_cart with its UCP error code; " +
 	"a profile the run could not check against the UCP schemas is not_attempted. " +
 	"The storefront-MCP path stops at the cart: a cart that came back with a checkout link counts as checkout_reached (the link is never opened or kept), " +
 	"a cart without one as added_to_cart. " +

@@ -12,6 +12,7 @@ import (
 	"svc/datasets/svc100"
 	"svc/pipeline/check"
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/ucp"
 )
 
@@ -42,6 +43,12 @@ type RunOptions struct {
 	// meta["ucp-agent"].profile (MCP); empty sends DefaultAgentProfile,
 	// which serves nothing, and the step log and the run's notes say so.
 	AgentProfile string
+	// AgentKey is svc's signing key (LoadAgentKey): with it every request
+	// to a UCP shopping binding is signed (ucpsign.go), and a business
+	// verifies it against the key the profile at AgentProfile publishes.
+	// Nil sends unsigned requests, which a business that demands
+	// signatures refuses (no_cart [ucp_signature_required]).
+	AgentKey *httpsig.Key
 	// UCPTransport makes the UCP path drive the binding of that transport
 	// ("rest" or "mcp"); empty takes the first REST or MCP binding the
 	// profile declares.
@@ -89,9 +96,12 @@ type RunOptions struct {
 // [ucp_binding_not_driven]. Over the binding: no answer or 404 at the first
 // operation: no_cart [ucp_binding_unreachable]; too slow: error
 // [ucp_binding_timeout]; the business refuses the version, wants a
-// signature svc cannot make or a buyer identity it does not hold: no_cart
-// [ucp_version_unsupported | ucp_signature_required |
-// ucp_buyer_auth_required | ucp_agent_profile_refused]; 429: blocked
+// signature of a request svc sent unsigned, rejects svc's signature (the
+// key is not in the profile svc named, the signature or digest does not
+// verify), cannot fetch svc's profile, or wants a buyer identity svc does
+// not hold: no_cart [ucp_version_unsupported | ucp_signature_required |
+// ucp_signature_rejected | ucp_agent_profile_refused |
+// ucp_buyer_auth_required]; 429: blocked
 // [throttled]. A product from the catalog capability (else the public
 // catalog): none [ucp_catalog_failed | ucp_catalog_empty |
 // ucp_no_product_source]; a cart when declared [ucp_cart_failed]; then a
@@ -157,7 +167,7 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 	write := func(pathID string, res []attempt) error {
 		r := ownRun(opts.RunID, pathID, stores, res, started, finished)
 		if pathID == PathUCP {
-			r.Submission.Run.Notes += " " + agentProfileNote(opts.AgentProfile)
+			r.Submission.Run.Notes += " " + agentProfileNote(opts.AgentProfile) + " " + signingNote(opts.AgentKey, opts.AgentProfile)
 		}
 		if _, err := Parse(mustJSON(r.Submission)); err != nil {
 			return fmt.Errorf("agent-path run %s: the run does not validate: %w", pathID, err)
@@ -182,6 +192,19 @@ func agentProfileNote(profile string) string {
 		return "UCP-Agent: " + placeholderNote + "."
 	}
 	return "UCP-Agent named the platform profile " + profile + "."
+}
+
+// signingNote is the sentence of a UCP run's notes that says whether its
+// requests were signed, and with which key (by its public id).
+func signingNote(k *httpsig.Key, profile string) string {
+	switch {
+	case k == nil:
+		return "Requests were not signed: no signing key was configured."
+	case profile == "":
+		return "Requests to UCP bindings were signed (RFC 9421, ES256) with the key " + k.KeyID() +
+			", which no profile a business can fetch publishes: a business that verifies signatures refuses them."
+	}
+	return "Requests to UCP bindings were signed (RFC 9421, ES256) with the key " + k.KeyID() + ", published in that profile."
 }
 
 type attempt struct {

@@ -56,9 +56,14 @@ func (d *ucpREST) do(ctx context.Context, op, id string, arg map[string]any) ucp
 		h.Set("Idempotency-Key", uuid4())
 		body, _ = json.Marshal(arg)
 	}
+	target := d.endpoint + strings.ReplaceAll(path, "{id}", urlSegment(id))
+	if err := d.run.sign(m[0], target, h, body); err != nil {
+		step.Note = "the request could not be signed"
+		d.run.add(step)
+		return ucpAnswer{failure: "unsigned"}
+	}
 	d.run.ops++
-	resp, err := d.run.client.Do(ctx, fetch.Request{Method: m[0], URL: d.endpoint + strings.ReplaceAll(path, "{id}", urlSegment(id)),
-		Header: h, Body: body, NoRedirect: true})
+	resp, err := d.run.client.Do(ctx, fetch.Request{Method: m[0], URL: target, Header: h, Body: body, NoRedirect: true})
 	a := ucpAnswer{}
 	if err != nil {
 		a.failure = "unreachable"
@@ -117,7 +122,10 @@ func resultNote(op string, v map[string]any) string {
 
 // ucpMCP drives the MCP binding (checkout, cart and catalog mcp.md):
 // JSON-RPC tools/call with arguments.meta["ucp-agent"].profile on every
-// call and meta["idempotency-key"] on cancel (checkout mcp.md).
+// call and meta["idempotency-key"] on the calls that change state, the
+// same key also as the Idempotency-Key header, which a signature then
+// covers (checkout mcp.md "Request Signing": required for cancel and
+// complete).
 type ucpMCP struct {
 	run      *ucpRun
 	endpoint string
@@ -131,12 +139,12 @@ func (d *ucpMCP) open(ctx context.Context) (PathResult, bool) {
 	a, _ := d.rpc(ctx, "initialize", map[string]any{
 		"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
 		"clientInfo": map[string]any{"name": "svc-agent-path", "version": MethodVersion},
-	})
+	}, "")
 	if a.failure != "" {
 		res, _ := d.run.failed(a, "ucp_binding_unreachable")
 		return res, false
 	}
-	a, raw := d.rpc(ctx, "tools/list", map[string]any{"_meta": d.meta(false)})
+	a, raw := d.rpc(ctx, "tools/list", map[string]any{"_meta": d.meta(false)}, "")
 	if a.rpc != "result" {
 		if len(a.codes) == 0 && a.failure == "" {
 			return d.run.end(OutcomeNoCart, "ucp_binding_refused"), false
@@ -176,7 +184,9 @@ func (d *ucpMCP) do(ctx context.Context, op, id string, arg map[string]any) ucpA
 		d.run.add(steplog.Step{Action: op, Note: errForbidden.Error()})
 		return ucpAnswer{failure: "not_ucp"}
 	}
-	args := map[string]any{"meta": d.meta(op != "get_checkout" && op != "get_cart" && op != "search_catalog")}
+	meta := d.meta(op != "get_checkout" && op != "get_cart" && op != "search_catalog")
+	args := map[string]any{"meta": meta}
+	idem, _ := meta["idempotency-key"].(string)
 	switch op {
 	case "search_catalog", "lookup_catalog":
 		args["catalog"] = arg
@@ -188,7 +198,7 @@ func (d *ucpMCP) do(ctx context.Context, op, id string, arg map[string]any) ucpA
 	if id != "" {
 		args["id"] = id
 	}
-	a, raw := d.rpc(ctx, "tools/call", map[string]any{"name": op, "arguments": args})
+	a, raw := d.rpc(ctx, "tools/call", map[string]any{"name": op, "arguments": args}, idem)
 	if a.rpc == "result" {
 		var res struct {
 			Content []struct {
@@ -221,18 +231,29 @@ func (d *ucpMCP) do(ctx context.Context, op, id string, arg map[string]any) ucpA
 	return a
 }
 
-// rpc sends one JSON-RPC request, logs it as a step, and returns the
-// answer with the raw result.
-func (d *ucpMCP) rpc(ctx context.Context, method string, params any) (ucpAnswer, json.RawMessage) {
+// rpc sends one JSON-RPC request (with the Idempotency-Key header when
+// idem is set), logs it as a step, and returns the answer with the raw
+// result.
+func (d *ucpMCP) rpc(ctx context.Context, method string, params any, idem string) (ucpAnswer, json.RawMessage) {
 	d.nextID++
 	body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": d.nextID, "method": method, "params": params})
 	step := steplog.Step{Action: method, URL: steplog.RedactURL(d.endpoint)}
-	d.run.ops++
-	resp, err := d.run.client.Do(ctx, fetch.Request{Method: http.MethodPost, URL: d.endpoint, Header: http.Header{
+	h := http.Header{
 		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
 		"Mcp-Protocol-Version": {"2025-06-18"}, "UCP-Agent": {`profile="` + d.run.profile + `"`},
-	}, Body: body, NoRedirect: true})
+	}
+	if idem != "" {
+		h.Set("Idempotency-Key", idem)
+	}
 	var a ucpAnswer
+	if err := d.run.sign(http.MethodPost, d.endpoint, h, body); err != nil {
+		a.failure = "unsigned"
+		step.Note = "the request could not be signed"
+		d.run.add(step)
+		return a, nil
+	}
+	d.run.ops++
+	resp, err := d.run.client.Do(ctx, fetch.Request{Method: http.MethodPost, URL: d.endpoint, Header: h, Body: body, NoRedirect: true})
 	if err != nil {
 		a.failure = "unreachable"
 		if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {

@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/steplog"
 	"svc/pipeline/ucp"
 )
@@ -62,7 +63,8 @@ type PathResult struct {
 // ucpRun is the UCP path at one store.
 type ucpRun struct {
 	client  *fetch.Client
-	profile string // the agent's own profile URL
+	profile string       // the agent's own profile URL
+	key     *httpsig.Key // signs every binding request; nil: unsigned
 	log     []steplog.Step
 	ops     int // requests made to the binding
 }
@@ -105,7 +107,7 @@ func negotiate(d ucpDoc) string {
 
 // ucpPath runs the UCP path at origin, whose homepage passed the gate.
 func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
-	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile}
+	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile, key: opts.AgentKey}
 	if r.profile == "" {
 		r.profile = DefaultAgentProfile
 		r.add(steplog.Step{Action: "agent_profile", Note: placeholderNote})
@@ -189,6 +191,9 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 		return r.end(OutcomeNoCart, "ucp_profile_invalid")
 	}
 	r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint), Note: b.Transport})
+	if r.key != nil {
+		r.add(steplog.Step{Action: "sign_requests", Note: signNote(r.key)})
+	}
 	caps := map[string]bool{}
 	for k := range doc.UCP.Capabilities {
 		caps[k] = true
@@ -221,7 +226,7 @@ type ucpAnswer struct {
 	rpc     string         // JSON-RPC outcome of an MCP call
 	body    map[string]any // the UCP object (REST body, MCP structuredContent)
 	codes   []string       // UCP codes of errors and messages
-	failure string         // transport failure: timeout, unreachable, not_ucp
+	failure string         // no answer: timeout, unreachable, not_ucp, unsigned (not sent)
 }
 
 // ok reports a successful operation: an answer that is no error, and no
@@ -311,14 +316,20 @@ func (r *ucpRun) failed(a ucpAnswer, refused string) (PathResult, bool) {
 	switch {
 	case a.failure == "timeout":
 		return r.end(OutcomeError, "ucp_binding_timeout"), true
+	case a.failure == "unsigned":
+		return r.end(OutcomeError, "ucp_signing_failed"), true
 	case a.failure != "":
 		return r.end(OutcomeNoCart, "ucp_binding_unreachable"), true
 	case has("version_unsupported"):
 		return r.end(OutcomeNoCart, "ucp_version_unsupported"), true
-	case has("signature_missing", "signature_invalid", "key_not_found", "algorithm_unsupported", "digest_mismatch"):
-		// Message Signatures (signatures.md): svc holds no signing key
-		// published in a platform profile, so it cannot sign.
+	case has("signature_missing"):
+		// Message Signatures (signatures.md): the business wants a
+		// signature and svc sent none (no signing key was configured).
 		return r.end(OutcomeNoCart, "ucp_signature_required"), true
+	case has("signature_invalid", "key_not_found", "algorithm_unsupported", "digest_mismatch"):
+		// svc signed, and the business did not accept it: the key is not
+		// the one the profile svc named publishes, or it does not verify.
+		return r.end(OutcomeNoCart, "ucp_signature_rejected"), true
 	case has("identity_required", "insufficient_scope"), a.status == http.StatusUnauthorized, a.status == http.StatusForbidden:
 		// Identity linking: svc links no buyer account.
 		return r.end(OutcomeNoCart, "ucp_buyer_auth_required"), true

@@ -13,27 +13,40 @@ import (
 
 	"svc/fixtures"
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/steplog"
 	"svc/pipeline/ucp"
 )
 
 // ucpWorld serves the fixture world and keeps the server, whose record of
-// UCP operations holds the complete trap.
+// UCP operations holds the complete trap. svc's platform profile, with the
+// public key of key, is served on svc-agent.test, as the demo does.
 type ucpWorld struct {
 	w      *fixtures.World
 	srv    *fixtures.Server
 	client *fetch.Client
 	ucp    *ucp.Validator
+	key    *httpsig.Key
 }
 
-func startUCPWorld(t *testing.T) *ucpWorld {
+// testAgentProfile is where the fixture world serves svc's profile.
+const testAgentProfile = "https://svc-agent.test" + AgentProfilePath
+
+func startUCPWorld(t *testing.T) *ucpWorld { return startUCPWorldN(t, fixtures.DefaultStores) }
+
+func startUCPWorldN(t *testing.T, stores int) *ucpWorld {
 	t.Helper()
 	dir := fixtures.UCPSchemaDir()
 	if dir == "" {
 		t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
 	}
-	w := fixtures.Generate(1, fixtures.DefaultStores)
-	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 8 * time.Second})
+	key, err := httpsig.GenerateKey()
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := fixtures.Generate(1, stores)
+	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 8 * time.Second,
+		UCP: map[string][]byte{"svc-agent.test": PlatformProfileWithKeys(key.PublicJWK())}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,7 +59,13 @@ func startUCPWorld(t *testing.T) *ucpWorld {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &ucpWorld{w: w, srv: srv, client: client, ucp: v}
+	return &ucpWorld{w: w, srv: srv, client: client, ucp: v, key: key}
+}
+
+// signed are the options of a path that signs with the key the served
+// profile publishes, as svc does.
+func (uw *ucpWorld) signed(transport string) RunOptions {
+	return RunOptions{Client: uw.client, UCP: uw.ucp, UCPTransport: transport, AgentProfile: testAgentProfile, AgentKey: uw.key}
 }
 
 // leaks lists what a step log must never hold: session ids, the continue
@@ -65,9 +84,10 @@ func leaks(log []steplog.Step) []string {
 
 // TestUCPPathOverFixtureWorld is the table test of issue 21: every store of
 // the fixture world that is a shop, over each binding, gets its known
-// outcome, reason and UCP error code; no step log holds an id or a
-// continue URL; and no request ever completed a checkout or carried
-// payment (the trap).
+// outcome, reason and UCP error code, the path signing its requests with
+// the key its profile publishes (the stores that demand signatures verify
+// them); no step log holds an id or a continue URL; and no request ever
+// completed a checkout or carried payment (the trap).
 func TestUCPPathOverFixtureWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves the fixture world")
@@ -94,8 +114,7 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			res, err := RunPathLog(context.Background(), RunOptions{Client: uw.client, UCP: uw.ucp, UCPTransport: r.transport},
-				PathUCP, "https://"+r.st.Host)
+			res, err := RunPathLog(context.Background(), uw.signed(r.transport), PathUCP, "https://"+r.st.Host)
 			if err != nil {
 				t.Errorf("%s: %v", r.st.Host, err)
 			}
@@ -136,7 +155,7 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 	if reached["rest"] < 10 || reached["mcp"] < 2 {
 		t.Errorf("checkout sessions created: %v, want many over REST and some over MCP", reached)
 	}
-	for _, want := range []string{"ucp_buyer_auth_required", "ucp_version_unsupported", "ucp_checkout_refused", "ucp_signature_required",
+	for _, want := range []string{"ucp_buyer_auth_required", "ucp_version_unsupported", "ucp_checkout_refused",
 		"ucp_binding_timeout", "ucp_binding_unreachable", "ucp_transport_not_declared", "ucp_no_product_source"} {
 		if !slices.ContainsFunc(rows, func(r *row) bool { return r.got.Reason == want }) {
 			t.Errorf("no store ended with %s", want)
@@ -147,13 +166,23 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 	if traps := uw.srv.UCPTraps(); len(traps) != 0 {
 		t.Errorf("the UCP path set the trap: %+v", traps)
 	}
-	// Every operation carried the agent profile; every REST request a
-	// request id; every state-changing one an idempotency key. Every
-	// created session was cancelled.
+	// The store that demands signatures created its session: the
+	// signatures verified.
+	if !slices.ContainsFunc(rows, func(r *row) bool {
+		return slices.Contains(r.st.Traits, "ucp_shop:signature_required") && r.got.Outcome == OutcomeCheckoutReached
+	}) {
+		t.Error("no store that demands signatures created a session")
+	}
+	// Every operation carried the agent profile and a signature; every
+	// REST request a request id; every state-changing one an idempotency
+	// key. Every created session was cancelled.
 	created, cancelled := 0, 0
 	for _, op := range uw.srv.UCPOps() {
 		if op.Agent == "" && op.Op != "initialize" {
 			t.Errorf("%s %s %s: no UCP-Agent profile", op.Host, op.Transport, op.Op)
+		}
+		if !op.Signed {
+			t.Errorf("%s %s %s: not signed", op.Host, op.Transport, op.Op)
 		}
 		if op.Transport == "rest" && !op.RequestID {
 			t.Errorf("%s rest %s: no Request-Id", op.Host, op.Op)
@@ -181,7 +210,7 @@ func TestUCPTrapRecordsComplete(t *testing.T) {
 	uw := startUCPWorld(t)
 	var host string
 	for _, st := range uw.w.Stores {
-		if st.UCPPath("rest").Outcome == OutcomeCheckoutReached {
+		if st.UCPPathAs("rest", fixtures.UCPAgentUnsigned).Outcome == OutcomeCheckoutReached {
 			host = st.Host
 			break
 		}
@@ -250,6 +279,13 @@ func TestUCPAnswersFromSpecExamples(t *testing.T) {
 		{"MCP version unsupported (overview Transport Bindings)", 200, "error -32001",
 			`{"code":"version_unsupported","content":"Protocol version 2026-01-12 is not supported."}`, "ucp_version_unsupported"},
 		{"MCP unauthorized (overview Transport Bindings)", 200, "error -32000", ``, "ucp_checkout_refused"},
+		{"REST signature_invalid (signatures.md REST Error Response)", 401, "",
+			`{"code":"signature_invalid","content":"Request signature verification failed for key kid=platform-2026"}`, "ucp_signature_rejected"},
+		{"MCP signature_invalid (signatures.md MCP Error Response)", 200, "error -32000",
+			`{"code":"signature_invalid","content":"Signature verification failed for key kid=platform-2026"}`, "ucp_signature_rejected"},
+		{"REST signature_missing (overview Error Codes, 401)", 401, "", `{"code":"signature_missing","content":"Signature required"}`, "ucp_signature_required"},
+		{"REST key_not_found (overview Error Codes, 401)", 401, "", `{"code":"key_not_found","content":"kid=platform-2026"}`, "ucp_signature_rejected"},
+		{"REST digest_mismatch (overview Error Codes, 400)", 400, "", `{"code":"digest_mismatch","content":"digest"}`, "ucp_signature_rejected"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			a := ucpAnswer{status: c.status, rpc: c.rpc}

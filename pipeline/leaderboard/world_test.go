@@ -153,9 +153,10 @@ func mcpTruth(e fixtures.Expect) string {
 
 // ucpTruth is the UCP path's outcome at a store: the fixture world's
 // known answer over the first binding the store's profile declares
-// (fixtures.Store.UCPPath documents it).
+// (fixtures.Store.UCPPathAs documents it), for the path of pipelineRun,
+// which has no signing key.
 func ucpTruth(st *fixtures.Store) (outcome, reason string) {
-	t := st.UCPPath("")
+	t := st.UCPPathAs("", fixtures.UCPAgentUnsigned)
 	if t.Outcome == OutcomeBlocked || t.Outcome == OutcomeError && t.Reason == "" {
 		return t.Outcome, ""
 	}

@@ -23,7 +23,7 @@ func runPlain(ctx context.Context, opts Options, shopper Shopper, u *url.URL, re
 		path = leaderboard.PathUCP
 	}
 	res, err := leaderboard.RunPathLog(ctx, leaderboard.RunOptions{
-		Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile, Now: opts.Now,
+		Client: opts.Client, UCP: opts.UCP, AgentProfile: opts.AgentProfile, AgentKey: opts.AgentKey, Now: opts.Now,
 	}, path, Origin(u))
 	if err != nil {
 		if ctx.Err() != nil {

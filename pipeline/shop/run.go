@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"svc/pipeline/fetch"
+	"svc/pipeline/httpsig"
 	"svc/pipeline/shop/browser"
 	"svc/pipeline/ucp"
 )
@@ -41,6 +42,9 @@ type Options struct {
 	UCP *ucp.Validator
 	// AgentProfile is sent to UCP bindings that ask for one.
 	AgentProfile string
+	// AgentKey signs the ucp path's requests (leaderboard.RunOptions);
+	// nil sends them unsigned.
+	AgentKey *httpsig.Key
 	// LLM is the model of path D; unconfigured makes D not_attempted.
 	LLM LLMConfig
 	// RunTimeout bounds a run; StepTimeout each action in it.
