@@ -27,6 +27,9 @@ var world struct {
 }
 
 func TestMain(m *testing.M) {
+	if serveWorldProcess() {
+		return
+	}
 	code := m.Run()
 	if world.b != nil {
 		world.b.Close()

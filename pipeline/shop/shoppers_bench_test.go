@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -42,17 +45,15 @@ func BenchmarkShoppers(b *testing.B) {
 		b.Skip("SVC-100 v1 is not the fixture stand-in set")
 	}
 	ctx := context.Background()
-	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	br, err := browser.Start(ctx, browser.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM()})
+	// The fixture world is the internet's stand-in, not part of svc: it
+	// runs in a child process the memory sampler leaves out.
+	world := startWorldProcess(b)
+	br, err := browser.Start(ctx, browser.Options{FixtureAddr: world.addr, FixtureCA: world.ca})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer br.Close()
-	c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM()})
+	c, err := fetch.New(fetch.Options{FixtureAddr: world.addr, FixtureCA: world.ca})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -65,19 +66,23 @@ func BenchmarkShoppers(b *testing.B) {
 			var mu sync.Mutex
 			docs := map[string][]string{}
 			outcomes := map[string]int{}
+			took, floorTook, outcomeOf := map[string]time.Duration{}, map[string]time.Duration{}, map[string]string{}
 			opts := Options{Browser: br, Client: c, documents: func(host string, ds []browser.Document) {
 				mu.Lock()
 				defer mu.Unlock()
 				docs[host] = replayable(ds)
 			}}
-			mem := sampleMemory()
+			mem := sampleMemory(world.pid)
 			start := time.Now()
 			each(hosts, func(h string) {
+				t0 := time.Now()
 				rep, _ := Run(ctx, opts, sh, "https://"+h+"/")
+				mu.Lock()
+				defer mu.Unlock()
+				took[h] = time.Since(t0)
 				if rep != nil {
-					mu.Lock()
 					outcomes[rep.Outcome]++
-					mu.Unlock()
+					outcomeOf[h] = rep.Outcome
 				}
 			})
 			shopping := time.Since(start)
@@ -86,6 +91,12 @@ func BenchmarkShoppers(b *testing.B) {
 			loads := 0
 			start = time.Now()
 			each(hosts, func(h string) {
+				t0 := time.Now()
+				defer func() {
+					mu.Lock()
+					floorTook[h] = time.Since(t0)
+					mu.Unlock()
+				}()
 				p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile})
 				if err != nil {
 					return
@@ -108,6 +119,8 @@ func BenchmarkShoppers(b *testing.B) {
 				sh, len(hosts), benchConcurrency, shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
 			fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ 600 MB); outcomes %v\n",
 				float64(peak.pss)/(1<<20), float64(peak.rss)/(1<<20), peak.procs, outcomes)
+			fmt.Printf("  at the peak, PSS by process: %s\n", peak.byKind)
+			printExcess(hosts, took, floorTook, outcomeOf)
 		}
 	}
 }
@@ -142,8 +155,12 @@ func each(hosts []string, f func(string)) {
 	wg.Wait()
 }
 
-// memPeak is the largest memory of this process and its descendants seen.
-type memPeak struct{ pss, rss, procs int64 }
+// memPeak is the largest memory of this process and its descendants seen,
+// with the PSS by kind of process at that moment.
+type memPeak struct {
+	pss, rss, procs int64
+	byKind          string
+}
 
 type sampler struct {
 	stopc chan struct{}
@@ -152,21 +169,20 @@ type sampler struct {
 
 // sampleMemory samples, every 100 ms until stop, the PSS and RSS summed
 // over this process and every process descended from it (Chromium's
-// browser, renderers, GPU and utility processes).
-func sampleMemory() *sampler {
+// browser, renderers and utility processes), leaving out the process
+// skip and its descendants (the fixture world).
+func sampleMemory(skip int) *sampler {
 	s := &sampler{stopc: make(chan struct{}), done: make(chan memPeak, 1)}
 	go func() {
 		var peak memPeak
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
-			m := treeMemory(os.Getpid())
+			m := treeMemory(os.Getpid(), skip)
 			if m.pss > peak.pss {
-				peak.pss = m.pss
+				peak.pss, peak.byKind = m.pss, m.byKind
 			}
-			if m.rss > peak.rss {
-				peak.rss = m.rss
-			}
+			peak.rss = max(peak.rss, m.rss)
 			peak.procs = max(peak.procs, m.procs)
 			select {
 			case <-s.stopc:
@@ -184,8 +200,9 @@ func (s *sampler) stop() memPeak {
 	return <-s.done
 }
 
-// treeMemory sums /proc/<pid>/smaps_rollup over root and its descendants.
-func treeMemory(root int) memPeak {
+// treeMemory sums /proc/<pid>/smaps_rollup over root and its descendants,
+// except skip and its descendants.
+func treeMemory(root, skip int) memPeak {
 	children := map[int][]int{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
@@ -206,30 +223,147 @@ func treeMemory(root int) memPeak {
 		}
 	}
 	var m memPeak
+	kinds := map[string]int64{}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
+		if pid == skip {
+			continue
+		}
 		queue = append(queue, children[pid]...)
-		f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-		if err != nil {
+		pss, rss, ok := smapsRollup(pid)
+		if !ok {
 			continue
 		}
 		m.procs++
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			for _, k := range []struct {
-				prefix string
-				into   *int64
-			}{{"Pss:", &m.pss}, {"Rss:", &m.rss}} {
-				if rest, ok := strings.CutPrefix(line, k.prefix); ok {
-					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-					*k.into += kb << 10
-				}
+		m.pss += pss
+		m.rss += rss
+		kinds[processKind(pid, root)] += pss
+	}
+	var parts []string
+	for k, v := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.0f MB", k, float64(v)/(1<<20)))
+	}
+	sort.Strings(parts)
+	m.byKind = strings.Join(parts, ", ")
+	return m
+}
+
+// smapsRollup reads a process's PSS and RSS in bytes.
+func smapsRollup(pid int) (pss, rss int64, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, k := range []struct {
+			prefix string
+			into   *int64
+		}{{"Pss:", &pss}, {"Rss:", &rss}} {
+			if rest, found := strings.CutPrefix(line, k.prefix); found {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				*k.into += kb << 10
 			}
 		}
-		f.Close()
 	}
-	return m
+	return pss, rss, true
+}
+
+// processKind names a process of the tree: svc itself, or Chromium's
+// browser process, or its --type= (renderer, utility, zygote …).
+func processKind(pid, root int) string {
+	if pid == root {
+		return "svc"
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return "other"
+	}
+	for _, a := range strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 || r == ' ' }) {
+		if t, ok := strings.CutPrefix(a, "--type="); ok {
+			return "chromium " + t
+		}
+	}
+	return "chromium browser"
+}
+
+// printExcess prints the stores where the shopper spent the most time
+// above the floor's plain loads of the same documents, so the next speed
+// work knows where to look.
+func printExcess(hosts []string, took, floor map[string]time.Duration, outcome map[string]string) {
+	type row struct {
+		host       string
+		shop, base time.Duration
+	}
+	var rows []row
+	byOutcome := map[string]time.Duration{}
+	for _, h := range hosts {
+		rows = append(rows, row{h, took[h], floor[h]})
+		byOutcome[outcome[h]] += took[h] - floor[h]
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].shop-rows[i].base > rows[j].shop-rows[j].base })
+	fmt.Printf("  time above the floor by outcome: %v\n", byOutcome)
+	for _, r := range rows[:min(8, len(rows))] {
+		fmt.Printf("    %-28s %-16s shopper %6s  floor %6s\n", r.host, outcome[r.host], r.shop.Round(time.Millisecond), r.base.Round(time.Millisecond))
+	}
+}
+
+// worldProcess is the fixture world served by a child process.
+type worldProcess struct {
+	pid  int
+	addr string
+	ca   []byte
+}
+
+// startWorldProcess runs this test binary again as the fixture world
+// (serveWorldProcess) and reads its address and CA.
+func startWorldProcess(b *testing.B) worldProcess {
+	b.Helper()
+	dir := b.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SVC_FIXTURE_WORLD_PROCESS="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
+	if err != nil || !ok {
+		b.Fatalf("fixture world process: %q %v", line, err)
+	}
+	ca, err := os.ReadFile(filepath.Join(dir, "ca.pem"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return worldProcess{pid: cmd.Process.Pid, addr: addr, ca: ca}
+}
+
+// serveWorldProcess is the child of startWorldProcess, called from
+// TestMain: with SVC_FIXTURE_WORLD_PROCESS set to a directory it serves the
+// fixture world, writes the CA there, prints its address and serves until
+// stdin closes. It reports whether it was the child.
+func serveWorldProcess() bool {
+	dir := os.Getenv("SVC_FIXTURE_WORLD_PROCESS")
+	if dir == "" {
+		return false
+	}
+	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{CAOut: filepath.Join(dir, "ca.pem")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer srv.Close()
+	fmt.Printf("addr %s\n", srv.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	return true
 }
