@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net"
@@ -8,6 +9,8 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -47,7 +50,7 @@ func TestFlags(t *testing.T) {
 	}
 	// The memory bound of a shopping run (BenchmarkShoppers) counts on
 	// these: no spare renderer, no back-forward cache, no GPU process.
-	for _, feat := range []string{"SpareRendererForSitePerProcess", "BackForwardCache"} {
+	for _, feat := range []string{"SpareRendererForSitePerProcess", "BackForwardCache", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup"} {
 		if !strings.Contains(f["disable-features"].(string), feat) {
 			t.Errorf("disable-features lacks %s: %v", feat, f["disable-features"])
 		}
@@ -295,4 +298,66 @@ func TestDialogsAreDismissed(t *testing.T) {
 	if n := confirmed.Load(); n != 0 {
 		t.Errorf("a confirm was accepted %d times", n)
 	}
+}
+
+// TestOnePageOneRenderer holds the browser to one renderer process per
+// open page: the memory bound of a shopping run (BenchmarkShoppers) counts
+// on it. Headless Chromium 156 preloads WebUI omnibox popups in a renderer
+// of their own for every window, so before they were disabled each page
+// brought two renderers, one of them never seen by a shopper.
+func TestOnePageOneRenderer(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>shop</title><a href="/b">b</a>`)
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	before := renderers(t)
+	for i := 1; i <= 2; i++ {
+		p, err := b.NewPage(ctx, PageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
+			t.Fatal(err)
+		}
+		if got := renderers(t); got != before+i {
+			t.Errorf("%d pages open: %d renderer processes, want %d (one per page, plus the %d of the first tab)", i, got, before+i, before)
+		}
+	}
+}
+
+// renderers counts the Chromium renderer processes descended from this
+// test process.
+func renderers(t *testing.T) int {
+	t.Helper()
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(b[i+1:]))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if len(fields) > 1 {
+			ppid, _ := strconv.Atoi(fields[1])
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	n := 0
+	for queue := []int{os.Getpid()}; len(queue) > 0; queue = queue[1:] {
+		pid := queue[0]
+		queue = append(queue, children[pid]...)
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && bytes.Contains(cmd, []byte("--type=renderer")) {
+			n++
+		}
+	}
+	return n
 }
