@@ -48,18 +48,31 @@ func (p *Page) Load(ctx context.Context, rawURL string) error {
 }
 
 // Quiet windows of Settle. A page is settled when nothing has been in
-// flight, and its DOM has not changed, for these short times: long enough
-// for a response just served to be rendered, or for a click's navigation
-// or request to show up, and much shorter than a fixed pause.
+// flight, and its DOM has not changed, for a quiet time: long enough for a
+// response just served to be rendered, or for a click's navigation or
+// request, or a script's short timer, to show up. On a busy machine the
+// renderer runs late, so the window grows with the page's own round-trip
+// time (how long an evaluation takes to come back): quietPerRTT round
+// trips, never less than minQuiet nor more than maxQuiet. minQuiet stays
+// at 50 ms: shorter windows (30 ms was tried) read pages mid-update once
+// the machine is loaded (TestSettleWaitsForTheDOMAndForRequestedNavigations
+// under a loaded make test).
 const (
-	netQuiet   = 50 * time.Millisecond
-	domQuiet   = 50 * time.Millisecond
+	minQuiet    = 50 * time.Millisecond
+	maxQuiet    = 150 * time.Millisecond
+	quietPerRTT = 4
+	// settleTick bounds each wait: Settle is woken by the page's events
+	// (a request ending, a load stopping), and looks again at least this
+	// often.
 	settleTick = 10 * time.Millisecond
 	// A DOM that never stops changing (a carousel, a ticker) is judged
 	// once the network has been idle this long.
 	domPatience = time.Second
 	// A navigation the page requested must start within this time.
 	navPatience = time.Second
+	// A document still loading with nothing in flight this long is
+	// judged as it stands (a stalled load must not hold a run).
+	loadPatience = 3 * time.Second
 )
 
 // mutationJS is run in the shopper's isolated world at the start of every
@@ -85,44 +98,86 @@ const mutationJS = `(() => {
 // been quiet (in ms; -1 when the document has no observer).
 const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1]`
 
+// quiet is the current quiet window: quietPerRTT round trips of the
+// page's evaluations, within [minQuiet, maxQuiet].
+func (p *Page) quiet() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return min(max(quietPerRTT*p.rtt, minQuiet), maxQuiet)
+}
+
 // Settle waits until the page has had no request in flight and no DOM
-// change for a short quiet time, no navigation is pending, and its
-// document is complete, or ctx ends (not an error: a page that never
-// settles is judged as it stands).
+// change for the quiet window, no navigation is pending, and its document
+// is complete, or ctx ends (not an error: a page that never settles is
+// judged as it stands). It sleeps between looks, woken by the page's
+// events.
 func (p *Page) Settle(ctx context.Context) error {
-	tick := time.NewTicker(settleTick)
-	defer tick.Stop()
-	for first := true; ; first = false {
-		if !first {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-p.ctx.Done():
-				return errors.New("the page was closed")
-			case <-tick.C:
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	wait := func(d time.Duration) error {
+		timer.Reset(min(max(d, time.Millisecond), settleTick))
+		defer func() {
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
 			}
+		}()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.ctx.Done():
+			return errors.New("the page was closed")
+		case <-p.kick:
+		case <-timer.C:
 		}
+		return nil
+	}
+	for {
+		q := p.quiet()
 		p.mu.Lock()
 		since := time.Since(p.activity)
-		// A document still loading with nothing in flight for 3 s is
-		// judged as it stands (a stalled load must not hold a run).
-		idle := p.inflight == 0 && since >= netQuiet && (!p.loading || since >= 3*time.Second) &&
-			(p.navRequested.IsZero() || time.Since(p.navRequested) >= navPatience)
+		var left time.Duration // until the network side may be idle
+		switch {
+		case p.inflight > 0:
+			left = settleTick
+		case since < q:
+			left = q - since
+		case p.loading && since < loadPatience:
+			left = loadPatience - since
+		case !p.navRequested.IsZero() && time.Since(p.navRequested) < navPatience:
+			left = navPatience - time.Since(p.navRequested)
+		}
 		p.mu.Unlock()
-		if !idle {
+		if left > 0 {
+			if err := wait(left); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
 			continue
 		}
 		var st [2]any
-		if err := p.Eval(ctx, settleJS, &st); err != nil {
-			continue
-		}
+		err := p.Eval(ctx, settleJS, &st)
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
-		if state != "complete" {
-			continue
-		}
-		if st[1] == nil || quietMS < 0 || time.Duration(quietMS*float64(time.Millisecond)) >= domQuiet || since >= domPatience {
+		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
+		switch {
+		case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || since >= domPatience):
 			return nil
+		case err == nil && state == "complete":
+			left = q - domQuiet
+		default:
+			left = settleTick
+		}
+		if err := wait(left); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
 	}
 }
@@ -189,11 +244,17 @@ func staleContext(err error) bool {
 
 func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
 	t := true
+	start := time.Now()
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: id, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
 	})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
+	}
+	if len(expr) <= len(settleJS) {
+		// A short expression's round trip is the renderer's latency
+		// (a long one's is also its work): the quiet window follows it.
+		p.sampleRTT(time.Since(start))
 	}
 	if res.ExceptionDetails != nil {
 		msg := res.ExceptionDetails.Text
