@@ -27,16 +27,20 @@ import (
 const benchConcurrency = 2
 
 // BenchmarkShoppers runs shopper A, then B, over the 100 fixture stores
-// that stand in for SVC-100 v1, recording the main-frame documents each
-// run loaded; then it replays exactly those documents, store by store, as
-// plain page loads (navigate, wait for the load event) in the same
-// browser with the same concurrency. That replay is the floor of any
-// browser agent on these stores: the ratio shopper/floor is the cost of
-// the shopper's reading, deciding and settling (target ≤ 1.5). During the
-// shopper's runs it samples the memory of svc (this process) and its
-// Chromium process tree from /proc and reports the peak (target ≤ 600
-// MB, PSS; RSS double-counts Chromium's shared pages and is reported
-// beside it). The figures are printed, not asserted.
+// that stand in for SVC-100 v1. After each store's run, on the same
+// worker, it replays exactly the main-frame documents that run loaded as
+// plain page loads (a new page, navigate, wait for the load event) in the
+// same browser: the floor of any browser agent on that store. Pairing
+// each run with its floor keeps the ratio fair on a busy machine, where
+// load changes from one minute to the next. The ratio of the summed times,
+// shopper/floor, is the cost of the shopper's reading, deciding and
+// settling (target ≤ 1.5). Throughout it samples the memory of svc (this
+// process) and its Chromium process tree from /proc and reports the peak
+// (target ≤ 600 MB, PSS; RSS double-counts Chromium's shared pages and is
+// reported beside it); the fixture world, the internet's stand-in, runs
+// in a child process left out of the sum. The figures are printed, not
+// asserted. SVC_BENCH_SHOP_STORES=N runs the first N stores only, and
+// SVC_BENCH_SHOPPERS=A,E other shoppers.
 func BenchmarkShoppers(b *testing.B) {
 	if browser.FindExecPath() == "" {
 		b.Skip("no Chromium found: the browser shoppers cannot be measured")
@@ -61,66 +65,70 @@ func BenchmarkShoppers(b *testing.B) {
 	for _, st := range svc100.Stores() {
 		hosts = append(hosts, st.Host)
 	}
+	if n, _ := strconv.Atoi(os.Getenv("SVC_BENCH_SHOP_STORES")); n > 0 && n < len(hosts) {
+		hosts = hosts[:n]
+	}
+	traits := map[string]string{} // the shop trait of each store, for the report
+	for _, st := range fixtures.Generate(1, fixtures.DefaultStores).Stores {
+		traits[st.Host] = st.ShopTrait()
+	}
+	shoppers := []Shopper{Semantic, Accessibility}
+	if v := os.Getenv("SVC_BENCH_SHOPPERS"); v != "" {
+		shoppers = nil
+		for _, x := range strings.Split(v, ",") {
+			shoppers = append(shoppers, Shopper(strings.TrimSpace(x)))
+		}
+	}
 	for i := 0; i < b.N; i++ {
-		for _, sh := range []Shopper{Semantic, Accessibility} {
+		for _, sh := range shoppers {
 			var mu sync.Mutex
-			docs := map[string][]string{}
 			outcomes := map[string]int{}
 			took, floorTook, outcomeOf := map[string]time.Duration{}, map[string]time.Duration{}, map[string]string{}
-			opts := Options{Browser: br, Client: c, documents: func(host string, ds []browser.Document) {
-				mu.Lock()
-				defer mu.Unlock()
-				docs[host] = replayable(ds)
-			}}
+			loads := 0
 			mem := sampleMemory(world.pid)
 			start := time.Now()
 			each(hosts, func(h string) {
+				var docs []string
+				opts := Options{Browser: br, Client: c, documents: func(_ string, ds []browser.Document) { docs = replayable(ds) }}
 				t0 := time.Now()
 				rep, _ := Run(ctx, opts, sh, "https://"+h+"/")
+				shop := time.Since(t0)
+				// The floor of this store, right after its run, on the
+				// same worker: both see the same load on the machine.
+				t0 = time.Now()
+				if p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile}); err == nil {
+					for _, u := range docs {
+						lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
+						_ = p.Load(lctx, u)
+						cancel()
+					}
+					p.Close()
+				}
+				floor := time.Since(t0)
 				mu.Lock()
 				defer mu.Unlock()
-				took[h] = time.Since(t0)
+				took[h], floorTook[h], loads = shop, floor, loads+len(docs)
 				if rep != nil {
 					outcomes[rep.Outcome]++
 					outcomeOf[h] = rep.Outcome
 				}
 			})
-			shopping := time.Since(start)
+			wall := time.Since(start)
 			peak := mem.stop()
-
-			loads := 0
-			start = time.Now()
-			each(hosts, func(h string) {
-				t0 := time.Now()
-				defer func() {
-					mu.Lock()
-					floorTook[h] = time.Since(t0)
-					mu.Unlock()
-				}()
-				p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile})
-				if err != nil {
-					return
-				}
-				defer p.Close()
-				for _, u := range docs[h] {
-					lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
-					_ = p.Load(lctx, u)
-					cancel()
-				}
-			})
-			floor := time.Since(start)
-			for _, d := range docs {
-				loads += len(d)
+			var shopping, floor time.Duration
+			for _, h := range hosts {
+				shopping += took[h]
+				floor += floorTook[h]
 			}
 			ratio := shopping.Seconds() / floor.Seconds()
 			b.ReportMetric(ratio, "x_floor_"+string(sh))
 			b.ReportMetric(float64(peak.pss)/(1<<20), "MB_peak_pss_"+string(sh))
-			fmt.Printf("shopper %s over %d SVC-100 stand-ins, %d pages at a time: %s; floor (the %d documents it loaded, replayed as plain loads): %s; ratio %.2f× (target ≤ 1.5×)\n",
-				sh, len(hosts), benchConcurrency, shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
+			fmt.Printf("shopper %s over %d SVC-100 stand-ins, %d pages at a time (%s in all): shopping %s; floor (the %d documents it loaded, replayed as plain loads after each store) %s; ratio %.2f× (target ≤ 1.5×)\n",
+				sh, len(hosts), benchConcurrency, wall.Round(time.Millisecond), shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
 			fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ 600 MB); outcomes %v\n",
 				float64(peak.pss)/(1<<20), float64(peak.rss)/(1<<20), peak.procs, outcomes)
 			fmt.Printf("  at the peak, PSS by process: %s\n", peak.byKind)
-			printExcess(hosts, took, floorTook, outcomeOf)
+			printExcess(hosts, took, floorTook, outcomeOf, traits)
 		}
 	}
 }
@@ -223,7 +231,7 @@ func treeMemory(root, skip int) memPeak {
 		}
 	}
 	var m memPeak
-	kinds := map[string]int64{}
+	kinds, counts := map[string]int64{}, map[string]int{}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
@@ -240,10 +248,11 @@ func treeMemory(root, skip int) memPeak {
 		m.pss += pss
 		m.rss += rss
 		kinds[processKind(pid, root)] += pss
+		counts[processKind(pid, root)]++
 	}
 	var parts []string
 	for k, v := range kinds {
-		parts = append(parts, fmt.Sprintf("%s %.0f MB", k, float64(v)/(1<<20)))
+		parts = append(parts, fmt.Sprintf("%s %.0f MB (%d)", k, float64(v)/(1<<20), counts[k]))
 	}
 	sort.Strings(parts)
 	m.byKind = strings.Join(parts, ", ")
@@ -291,21 +300,43 @@ func processKind(pid, root int) string {
 // printExcess prints the stores where the shopper spent the most time
 // above the floor's plain loads of the same documents, so the next speed
 // work knows where to look.
-func printExcess(hosts []string, took, floor map[string]time.Duration, outcome map[string]string) {
+func printExcess(hosts []string, took, floor map[string]time.Duration, outcome, trait map[string]string) {
 	type row struct {
 		host       string
 		shop, base time.Duration
 	}
 	var rows []row
-	byOutcome := map[string]time.Duration{}
+	type sum struct {
+		n          int
+		shop, base time.Duration
+	}
+	byTrait := map[string]*sum{}
 	for _, h := range hosts {
 		rows = append(rows, row{h, took[h], floor[h]})
-		byOutcome[outcome[h]] += took[h] - floor[h]
+		t := byTrait[trait[h]]
+		if t == nil {
+			t = &sum{}
+			byTrait[trait[h]] = t
+		}
+		t.n, t.shop, t.base = t.n+1, t.shop+took[h], t.base+floor[h]
+	}
+	var names []string
+	for k := range byTrait {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := byTrait[names[i]], byTrait[names[j]]
+		return a.shop-a.base > b.shop-b.base
+	})
+	fmt.Println("  by shop trait (stores: shopper / floor):")
+	for _, k := range names {
+		t := byTrait[k]
+		fmt.Printf("    %-34s %3d: %8s / %8s (%.2f×)\n", k, t.n, t.shop.Round(time.Millisecond), t.base.Round(time.Millisecond), t.shop.Seconds()/t.base.Seconds())
 	}
 	sort.Slice(rows, func(i, j int) bool { return rows[i].shop-rows[i].base > rows[j].shop-rows[j].base })
-	fmt.Printf("  time above the floor by outcome: %v\n", byOutcome)
+	fmt.Println("  furthest above the floor:")
 	for _, r := range rows[:min(8, len(rows))] {
-		fmt.Printf("    %-28s %-16s shopper %6s  floor %6s\n", r.host, outcome[r.host], r.shop.Round(time.Millisecond), r.base.Round(time.Millisecond))
+		fmt.Printf("    %-28s %-34s %-16s shopper %6s  floor %6s\n", r.host, trait[r.host], outcome[r.host], r.shop.Round(time.Millisecond), r.base.Round(time.Millisecond))
 	}
 }
 
