@@ -3,6 +3,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
@@ -16,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
 )
 
 // needChromium skips a test when no Chromium is installed, except under
@@ -360,4 +363,79 @@ func renderers(t *testing.T) int {
 		}
 	}
 	return n
+}
+
+// TestAXTreeKeepsWhatAShopperReads: the lean decoding of the accessibility
+// tree keeps each control's role, name and states, the names of the
+// dialogs and groups around it and of a select's options, and the parent
+// links between them; the names of text and headings are left out.
+func TestAXTreeKeepsWhatAShopperReads(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>shop</title>
+<h1>A long heading nobody clicks</h1><p>Some paragraph text.</p>
+<div role="dialog" aria-label="Cookies"><button>Accept all</button></div>
+<div role="radiogroup" aria-label="Size"><input type="radio" aria-label="Small" checked></div>
+<select aria-label="Colour"><option>Red</option><option disabled>Blue</option></select>
+<button disabled>Add to cart</button><a href="/cart">Cart</a>`)
+	})
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	nodes, err := p.AXTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[accessibility.NodeID]*accessibility.Node{}
+	named := map[string]*accessibility.Node{}
+	for _, n := range nodes {
+		byID[n.NodeID] = n
+		var name, role string
+		if n.Name != nil {
+			json.Unmarshal(n.Name.Value, &name)
+		}
+		if n.Role != nil {
+			json.Unmarshal(n.Role.Value, &role)
+		}
+		if name != "" {
+			named[role+":"+name] = n
+		}
+	}
+	for _, want := range []string{"dialog:Cookies", "button:Accept all", "radiogroup:Size", "radio:Small", "combobox:Colour", "button:Add to cart", "link:Cart"} {
+		if named[want] == nil {
+			t.Errorf("no node %q; named nodes: %v", want, keys(named))
+		}
+	}
+	for k := range named {
+		if strings.Contains(k, "heading") || strings.Contains(k, "paragraph") || strings.Contains(k, "Some paragraph") || strings.Contains(k, "StaticText") {
+			t.Errorf("the name of %q was kept", k)
+		}
+	}
+	if b := named["button:Add to cart"]; b != nil {
+		disabled := false
+		for _, pr := range b.Properties {
+			if pr.Name == accessibility.PropertyNameDisabled && string(pr.Value.Value) == "true" {
+				disabled = true
+			}
+		}
+		if !disabled || b.BackendDOMNodeID == 0 {
+			t.Errorf("Add to cart: disabled %v, DOM node %d; want true and a node", disabled, b.BackendDOMNodeID)
+		}
+	}
+	if a, d := named["button:Accept all"], named["dialog:Cookies"]; a != nil && d != nil {
+		inside := false
+		for n := byID[a.ParentID]; n != nil; n = byID[n.ParentID] {
+			if n == d {
+				inside = true
+			}
+		}
+		if !inside {
+			t.Error("Accept all is not under the Cookies dialog through its parents")
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }
