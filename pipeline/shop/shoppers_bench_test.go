@@ -88,6 +88,8 @@ func BenchmarkShoppers(b *testing.B) {
 			mem := sampleMemory(world.pid)
 			start := time.Now()
 			each(hosts, func(h string) {
+				inFlight.Store(h, true)
+				defer inFlight.Delete(h)
 				var docs []string
 				opts := Options{Browser: br, Client: c, documents: func(_ string, ds []browser.Document) { docs = replayable(ds) }}
 				t0 := time.Now()
@@ -170,6 +172,8 @@ type memPeak struct {
 	byKind          string
 }
 
+var inFlight sync.Map
+
 type sampler struct {
 	stopc chan struct{}
 	done  chan memPeak
@@ -189,6 +193,9 @@ func sampleMemory(skip int) *sampler {
 			m := treeMemory(os.Getpid(), skip)
 			if m.pss > peak.pss {
 				peak.pss, peak.byKind = m.pss, m.byKind
+				var hs []string
+				inFlight.Range(func(k, _ any) bool { hs = append(hs, k.(string)); return true })
+				peak.byKind += fmt.Sprint(" in flight ", hs)
 			}
 			peak.rss = max(peak.rss, m.rss)
 			peak.procs = max(peak.procs, m.procs)
