@@ -2,6 +2,7 @@ package shop
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"strings"
 
@@ -14,6 +15,9 @@ import (
 // accessible role and a non-empty accessible name; CSS, ids and form
 // actions are invisible to it, and so is an unlabelled icon button.
 type axFinder struct{}
+
+// maxAXElements bounds the documents whose accessibility tree B reads.
+const maxAXElements = 20000
 
 // axRoles are the roles B acts on.
 var axRoles = map[string]bool{
@@ -63,9 +67,23 @@ func (axFinder) look(s *session) (view, error) {
 	defer cancel()
 	nodes := s.seen.ax
 	if s.seen.axKey == "" || s.seen.axKey != s.seen.stKey {
-		nodes, err = s.page.AXTree(ctx)
-		if err != nil {
+		// The same bound as A's reading of the DOM (dom.js reads at most
+		// 20,000 elements): a larger document's tree is not read, and B
+		// sees no control on it. Chromium builds the whole tree for
+		// getFullAXTree; on the world's 2 MiB page of text that took
+		// some 300 MB in the renderer.
+		var elements int
+		if err := s.page.Eval(ctx, "document.getElementsByTagName('*').length", &elements); err != nil {
 			return view{}, err
+		}
+		nodes = nil
+		if elements <= maxAXElements {
+			nodes, err = s.page.AXTree(ctx)
+			if err != nil {
+				return view{}, err
+			}
+		} else {
+			s.recordState(st, "inspect", "", "", fmt.Sprintf("the page has %d elements, over the %d whose accessibility tree is read", elements, maxAXElements))
 		}
 		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
 	}

@@ -137,6 +137,10 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		return nil
 	}
 	defer page.Close()
+	if opts.documents != nil {
+		// Every run's documents, the unreachable ones' too.
+		defer func() { opts.documents(u.Hostname(), page.Documents()) }()
+	}
 	s.page = page
 	rep.Browser = opts.Browser.Product()
 	if shopper == Model {
@@ -174,9 +178,6 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		rep.Outcome, rep.Reason = NoCart, "no_add_control"
 	}
 	s.finish()
-	if opts.documents != nil {
-		opts.documents(u.Hostname(), page.Documents())
-	}
 	return nil
 }
 

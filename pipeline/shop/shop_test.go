@@ -27,6 +27,9 @@ var world struct {
 }
 
 func TestMain(m *testing.M) {
+	if serveWorldProcess() {
+		return
+	}
 	code := m.Run()
 	if world.b != nil {
 		world.b.Close()
@@ -206,5 +209,40 @@ func TestCheckoutWebMCPAtTheCheckoutPage(t *testing.T) {
 	}
 	if traps := srv.Shops().Traps(); len(traps) > 0 {
 		t.Errorf("traps were touched: %v", traps)
+	}
+}
+
+// TestAccessibilityShopperBoundsItsReading: on a page with more elements
+// than A's reading of the DOM takes (the world's oversized store, 2 MiB
+// of text), B reads no accessibility tree, and says so in its log; before
+// the bound its tree took some 300 MB in the renderer and 200 MB in svc.
+func TestAccessibilityShopperBoundsItsReading(t *testing.T) {
+	srv, br := shared(t)
+	host := ""
+	for _, st := range srv.World().Stores {
+		if strings.Contains(strings.Join(st.Traits, " "), "unreachable:oversized") {
+			host = st.Host
+			break
+		}
+	}
+	if host == "" {
+		t.Fatal("the world has no oversized store")
+	}
+	c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Run(t.Context(), Options{Browser: br, Client: c}, Accessibility, "https://"+host+"/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bounded := false
+	for _, s := range rep.Log {
+		if s.Action == "inspect" && strings.Contains(s.Note, "over the 20000 whose accessibility tree is read") {
+			bounded = true
+		}
+	}
+	if !bounded || rep.Outcome != NoCart {
+		t.Errorf("B at the oversized store: %s [%s], bound noted %v; want no_cart with the bound in the log: %+v", rep.Outcome, rep.Reason, bounded, rep.Log)
 	}
 }

@@ -5,8 +5,11 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,16 +27,20 @@ import (
 const benchConcurrency = 2
 
 // BenchmarkShoppers runs shopper A, then B, over the 100 fixture stores
-// that stand in for SVC-100 v1, recording the main-frame documents each
-// run loaded; then it replays exactly those documents, store by store, as
-// plain page loads (navigate, wait for the load event) in the same
-// browser with the same concurrency. That replay is the floor of any
-// browser agent on these stores: the ratio shopper/floor is the cost of
-// the shopper's reading, deciding and settling (target ≤ 1.5). During the
-// shopper's runs it samples the memory of svc (this process) and its
-// Chromium process tree from /proc and reports the peak (target ≤ 600
-// MB, PSS; RSS double-counts Chromium's shared pages and is reported
-// beside it). The figures are printed, not asserted.
+// that stand in for SVC-100 v1. After each store's run, on the same
+// worker, it replays exactly the main-frame documents that run loaded as
+// plain page loads (a new page, navigate, wait for the load event) in the
+// same browser: the floor of any browser agent on that store. Pairing
+// each run with its floor keeps the ratio fair on a busy machine, where
+// load changes from one minute to the next. The ratio of the summed times,
+// shopper/floor, is the cost of the shopper's reading, deciding and
+// settling (target ≤ 1.5). Throughout it samples the memory of svc (this
+// process) and its Chromium process tree from /proc and reports the peak
+// (target ≤ 600 MB, PSS; RSS double-counts Chromium's shared pages and is
+// reported beside it); the fixture world, the internet's stand-in, runs
+// in a child process left out of the sum. The figures are printed, not
+// asserted. SVC_BENCH_SHOP_STORES=N runs the first N stores only, and
+// SVC_BENCH_SHOPPERS=A,E other shoppers.
 func BenchmarkShoppers(b *testing.B) {
 	if browser.FindExecPath() == "" {
 		b.Skip("no Chromium found: the browser shoppers cannot be measured")
@@ -42,17 +49,15 @@ func BenchmarkShoppers(b *testing.B) {
 		b.Skip("SVC-100 v1 is not the fixture stand-in set")
 	}
 	ctx := context.Background()
-	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{})
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer srv.Close()
-	br, err := browser.Start(ctx, browser.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM()})
+	// The fixture world is the internet's stand-in, not part of svc: it
+	// runs in a child process the memory sampler leaves out.
+	world := startWorldProcess(b)
+	br, err := browser.Start(ctx, browser.Options{FixtureAddr: world.addr, FixtureCA: world.ca})
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer br.Close()
-	c, err := fetch.New(fetch.Options{FixtureAddr: srv.Addr(), FixtureCA: srv.CAPEM()})
+	c, err := fetch.New(fetch.Options{FixtureAddr: world.addr, FixtureCA: world.ca})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -60,54 +65,72 @@ func BenchmarkShoppers(b *testing.B) {
 	for _, st := range svc100.Stores() {
 		hosts = append(hosts, st.Host)
 	}
+	if n, _ := strconv.Atoi(os.Getenv("SVC_BENCH_SHOP_STORES")); n > 0 && n < len(hosts) {
+		hosts = hosts[:n]
+	}
+	traits := map[string]string{} // the shop trait of each store, for the report
+	for _, st := range fixtures.Generate(1, fixtures.DefaultStores).Stores {
+		traits[st.Host] = st.ShopTrait()
+	}
+	shoppers := []Shopper{Semantic, Accessibility}
+	if v := os.Getenv("SVC_BENCH_SHOPPERS"); v != "" {
+		shoppers = nil
+		for _, x := range strings.Split(v, ",") {
+			shoppers = append(shoppers, Shopper(strings.TrimSpace(x)))
+		}
+	}
 	for i := 0; i < b.N; i++ {
-		for _, sh := range []Shopper{Semantic, Accessibility} {
+		for _, sh := range shoppers {
 			var mu sync.Mutex
-			docs := map[string][]string{}
 			outcomes := map[string]int{}
-			opts := Options{Browser: br, Client: c, documents: func(host string, ds []browser.Document) {
-				mu.Lock()
-				defer mu.Unlock()
-				docs[host] = replayable(ds)
-			}}
-			mem := sampleMemory()
+			took, floorTook, outcomeOf := map[string]time.Duration{}, map[string]time.Duration{}, map[string]string{}
+			loads := 0
+			mem := sampleMemory(world.pid)
 			start := time.Now()
 			each(hosts, func(h string) {
+				inFlight.Store(h, true)
+				defer inFlight.Delete(h)
+				var docs []string
+				opts := Options{Browser: br, Client: c, documents: func(_ string, ds []browser.Document) { docs = replayable(ds) }}
+				t0 := time.Now()
 				rep, _ := Run(ctx, opts, sh, "https://"+h+"/")
+				shop := time.Since(t0)
+				// The floor of this store, right after its run, on the
+				// same worker: both see the same load on the machine.
+				t0 = time.Now()
+				if p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile}); err == nil {
+					for _, u := range docs {
+						lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
+						_ = p.Load(lctx, u)
+						cancel()
+					}
+					p.Close()
+				}
+				floor := time.Since(t0)
+				mu.Lock()
+				defer mu.Unlock()
+				took[h], floorTook[h], loads = shop, floor, loads+len(docs)
 				if rep != nil {
-					mu.Lock()
 					outcomes[rep.Outcome]++
-					mu.Unlock()
+					outcomeOf[h] = rep.Outcome
 				}
 			})
-			shopping := time.Since(start)
+			wall := time.Since(start)
 			peak := mem.stop()
-
-			loads := 0
-			start = time.Now()
-			each(hosts, func(h string) {
-				p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile})
-				if err != nil {
-					return
-				}
-				defer p.Close()
-				for _, u := range docs[h] {
-					lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
-					_ = p.Load(lctx, u)
-					cancel()
-				}
-			})
-			floor := time.Since(start)
-			for _, d := range docs {
-				loads += len(d)
+			var shopping, floor time.Duration
+			for _, h := range hosts {
+				shopping += took[h]
+				floor += floorTook[h]
 			}
 			ratio := shopping.Seconds() / floor.Seconds()
 			b.ReportMetric(ratio, "x_floor_"+string(sh))
 			b.ReportMetric(float64(peak.pss)/(1<<20), "MB_peak_pss_"+string(sh))
-			fmt.Printf("shopper %s over %d SVC-100 stand-ins, %d pages at a time: %s; floor (the %d documents it loaded, replayed as plain loads): %s; ratio %.2f× (target ≤ 1.5×)\n",
-				sh, len(hosts), benchConcurrency, shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
+			fmt.Printf("shopper %s over %d SVC-100 stand-ins, %d pages at a time (%s in all): shopping %s; floor (the %d documents it loaded, replayed as plain loads after each store) %s; ratio %.2f× (target ≤ 1.5×)\n",
+				sh, len(hosts), benchConcurrency, wall.Round(time.Millisecond), shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
 			fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ 600 MB); outcomes %v\n",
 				float64(peak.pss)/(1<<20), float64(peak.rss)/(1<<20), peak.procs, outcomes)
+			fmt.Printf("  at the peak, PSS by process: %s\n", peak.byKind)
+			printExcess(hosts, took, floorTook, outcomeOf, traits)
 		}
 	}
 }
@@ -142,8 +165,14 @@ func each(hosts []string, f func(string)) {
 	wg.Wait()
 }
 
-// memPeak is the largest memory of this process and its descendants seen.
-type memPeak struct{ pss, rss, procs int64 }
+// memPeak is the largest memory of this process and its descendants seen,
+// with the PSS by kind of process at that moment.
+type memPeak struct {
+	pss, rss, procs int64
+	byKind          string
+}
+
+var inFlight sync.Map
 
 type sampler struct {
 	stopc chan struct{}
@@ -152,21 +181,23 @@ type sampler struct {
 
 // sampleMemory samples, every 100 ms until stop, the PSS and RSS summed
 // over this process and every process descended from it (Chromium's
-// browser, renderers, GPU and utility processes).
-func sampleMemory() *sampler {
+// browser, renderers and utility processes), leaving out the process
+// skip and its descendants (the fixture world).
+func sampleMemory(skip int) *sampler {
 	s := &sampler{stopc: make(chan struct{}), done: make(chan memPeak, 1)}
 	go func() {
 		var peak memPeak
 		t := time.NewTicker(100 * time.Millisecond)
 		defer t.Stop()
 		for {
-			m := treeMemory(os.Getpid())
+			m := treeMemory(os.Getpid(), skip)
 			if m.pss > peak.pss {
-				peak.pss = m.pss
+				peak.pss, peak.byKind = m.pss, m.byKind
+				var hs []string
+				inFlight.Range(func(k, _ any) bool { hs = append(hs, k.(string)); return true })
+				peak.byKind += fmt.Sprint(" in flight ", hs)
 			}
-			if m.rss > peak.rss {
-				peak.rss = m.rss
-			}
+			peak.rss = max(peak.rss, m.rss)
 			peak.procs = max(peak.procs, m.procs)
 			select {
 			case <-s.stopc:
@@ -184,8 +215,9 @@ func (s *sampler) stop() memPeak {
 	return <-s.done
 }
 
-// treeMemory sums /proc/<pid>/smaps_rollup over root and its descendants.
-func treeMemory(root int) memPeak {
+// treeMemory sums /proc/<pid>/smaps_rollup over root and its descendants,
+// except skip and its descendants.
+func treeMemory(root, skip int) memPeak {
 	children := map[int][]int{}
 	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
 	for _, f := range stats {
@@ -206,30 +238,170 @@ func treeMemory(root int) memPeak {
 		}
 	}
 	var m memPeak
+	kinds, counts := map[string]int64{}, map[string]int{}
 	queue := []int{root}
 	for len(queue) > 0 {
 		pid := queue[0]
 		queue = queue[1:]
+		if pid == skip {
+			continue
+		}
 		queue = append(queue, children[pid]...)
-		f, err := os.Open(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
-		if err != nil {
+		pss, rss, ok := smapsRollup(pid)
+		if !ok {
 			continue
 		}
 		m.procs++
-		sc := bufio.NewScanner(f)
-		for sc.Scan() {
-			line := sc.Text()
-			for _, k := range []struct {
-				prefix string
-				into   *int64
-			}{{"Pss:", &m.pss}, {"Rss:", &m.rss}} {
-				if rest, ok := strings.CutPrefix(line, k.prefix); ok {
-					kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-					*k.into += kb << 10
-				}
+		m.pss += pss
+		m.rss += rss
+		kinds[processKind(pid, root)] += pss
+		counts[processKind(pid, root)]++
+	}
+	var parts []string
+	for k, v := range kinds {
+		parts = append(parts, fmt.Sprintf("%s %.0f MB (%d)", k, float64(v)/(1<<20), counts[k]))
+	}
+	sort.Strings(parts)
+	m.byKind = strings.Join(parts, ", ")
+	return m
+}
+
+// smapsRollup reads a process's PSS and RSS in bytes.
+func smapsRollup(pid int) (pss, rss int64, ok bool) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, 0, false
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		for _, k := range []struct {
+			prefix string
+			into   *int64
+		}{{"Pss:", &pss}, {"Rss:", &rss}} {
+			if rest, found := strings.CutPrefix(line, k.prefix); found {
+				kb, _ := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+				*k.into += kb << 10
 			}
 		}
-		f.Close()
 	}
-	return m
+	return pss, rss, true
+}
+
+// processKind names a process of the tree: svc itself, or Chromium's
+// browser process, or its --type= (renderer, utility, zygote …).
+func processKind(pid, root int) string {
+	if pid == root {
+		return "svc"
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return "other"
+	}
+	for _, a := range strings.FieldsFunc(string(b), func(r rune) bool { return r == 0 || r == ' ' }) {
+		if t, ok := strings.CutPrefix(a, "--type="); ok {
+			return "chromium " + t
+		}
+	}
+	return "chromium browser"
+}
+
+// printExcess prints the stores where the shopper spent the most time
+// above the floor's plain loads of the same documents, so the next speed
+// work knows where to look.
+func printExcess(hosts []string, took, floor map[string]time.Duration, outcome, trait map[string]string) {
+	type row struct {
+		host       string
+		shop, base time.Duration
+	}
+	var rows []row
+	type sum struct {
+		n          int
+		shop, base time.Duration
+	}
+	byTrait := map[string]*sum{}
+	for _, h := range hosts {
+		rows = append(rows, row{h, took[h], floor[h]})
+		t := byTrait[trait[h]]
+		if t == nil {
+			t = &sum{}
+			byTrait[trait[h]] = t
+		}
+		t.n, t.shop, t.base = t.n+1, t.shop+took[h], t.base+floor[h]
+	}
+	var names []string
+	for k := range byTrait {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := byTrait[names[i]], byTrait[names[j]]
+		return a.shop-a.base > b.shop-b.base
+	})
+	fmt.Println("  by shop trait (stores: shopper / floor):")
+	for _, k := range names {
+		t := byTrait[k]
+		fmt.Printf("    %-34s %3d: %8s / %8s (%.2f×)\n", k, t.n, t.shop.Round(time.Millisecond), t.base.Round(time.Millisecond), t.shop.Seconds()/t.base.Seconds())
+	}
+	sort.Slice(rows, func(i, j int) bool { return rows[i].shop-rows[i].base > rows[j].shop-rows[j].base })
+	fmt.Println("  furthest above the floor:")
+	for _, r := range rows[:min(8, len(rows))] {
+		fmt.Printf("    %-28s %-34s %-16s shopper %6s  floor %6s\n", r.host, trait[r.host], outcome[r.host], r.shop.Round(time.Millisecond), r.base.Round(time.Millisecond))
+	}
+}
+
+// worldProcess is the fixture world served by a child process.
+type worldProcess struct {
+	pid  int
+	addr string
+	ca   []byte
+}
+
+// startWorldProcess runs this test binary again as the fixture world
+// (serveWorldProcess) and reads its address and CA.
+func startWorldProcess(b *testing.B) worldProcess {
+	b.Helper()
+	dir := b.TempDir()
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), "SVC_FIXTURE_WORLD_PROCESS="+dir)
+	cmd.Stderr = os.Stderr
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { in.Close(); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	addr, ok := strings.CutPrefix(strings.TrimSpace(line), "addr ")
+	if err != nil || !ok {
+		b.Fatalf("fixture world process: %q %v", line, err)
+	}
+	ca, err := os.ReadFile(filepath.Join(dir, "ca.pem"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	return worldProcess{pid: cmd.Process.Pid, addr: addr, ca: ca}
+}
+
+// serveWorldProcess is the child of startWorldProcess, called from
+// TestMain: with SVC_FIXTURE_WORLD_PROCESS set to a directory it serves the
+// fixture world, writes the CA there, prints its address and serves until
+// stdin closes. It reports whether it was the child.
+func serveWorldProcess() bool {
+	dir := os.Getenv("SVC_FIXTURE_WORLD_PROCESS")
+	if dir == "" {
+		return false
+	}
+	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{CAOut: filepath.Join(dir, "ca.pem")})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer srv.Close()
+	fmt.Printf("addr %s\n", srv.Addr())
+	io.Copy(io.Discard, os.Stdin)
+	return true
 }

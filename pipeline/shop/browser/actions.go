@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Navigate loads rawURL in the tab and waits until it settles. The URL
@@ -48,18 +49,31 @@ func (p *Page) Load(ctx context.Context, rawURL string) error {
 }
 
 // Quiet windows of Settle. A page is settled when nothing has been in
-// flight, and its DOM has not changed, for these short times: long enough
-// for a response just served to be rendered, or for a click's navigation
-// or request to show up, and much shorter than a fixed pause.
+// flight, and its DOM has not changed, for a quiet time: long enough for a
+// response just served to be rendered, or for a click's navigation or
+// request, or a script's short timer, to show up. On a busy machine the
+// renderer runs late, so the window grows with the page's own round-trip
+// time (how long an evaluation takes to come back): quietPerRTT round
+// trips, never less than minQuiet nor more than maxQuiet. minQuiet stays
+// at 50 ms: shorter windows (30 ms was tried) read pages mid-update once
+// the machine is loaded (TestSettleWaitsForTheDOMAndForRequestedNavigations
+// under a loaded make test).
 const (
-	netQuiet   = 50 * time.Millisecond
-	domQuiet   = 50 * time.Millisecond
+	minQuiet    = 50 * time.Millisecond
+	maxQuiet    = 150 * time.Millisecond
+	quietPerRTT = 4
+	// settleTick bounds each wait: Settle is woken by the page's events
+	// (a request ending, a load stopping), and looks again at least this
+	// often.
 	settleTick = 10 * time.Millisecond
 	// A DOM that never stops changing (a carousel, a ticker) is judged
 	// once the network has been idle this long.
 	domPatience = time.Second
 	// A navigation the page requested must start within this time.
 	navPatience = time.Second
+	// A document still loading with nothing in flight this long is
+	// judged as it stands (a stalled load must not hold a run).
+	loadPatience = 3 * time.Second
 )
 
 // mutationJS is run in the shopper's isolated world at the start of every
@@ -85,44 +99,86 @@ const mutationJS = `(() => {
 // been quiet (in ms; -1 when the document has no observer).
 const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1]`
 
+// quiet is the current quiet window: quietPerRTT round trips of the
+// page's evaluations, within [minQuiet, maxQuiet].
+func (p *Page) quiet() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return min(max(quietPerRTT*p.rtt, minQuiet), maxQuiet)
+}
+
 // Settle waits until the page has had no request in flight and no DOM
-// change for a short quiet time, no navigation is pending, and its
-// document is complete, or ctx ends (not an error: a page that never
-// settles is judged as it stands).
+// change for the quiet window, no navigation is pending, and its document
+// is complete, or ctx ends (not an error: a page that never settles is
+// judged as it stands). It sleeps between looks, woken by the page's
+// events.
 func (p *Page) Settle(ctx context.Context) error {
-	tick := time.NewTicker(settleTick)
-	defer tick.Stop()
-	for first := true; ; first = false {
-		if !first {
-			select {
-			case <-ctx.Done():
-				return nil
-			case <-p.ctx.Done():
-				return errors.New("the page was closed")
-			case <-tick.C:
+	timer := time.NewTimer(0)
+	defer timer.Stop()
+	<-timer.C
+	wait := func(d time.Duration) error {
+		timer.Reset(min(max(d, time.Millisecond), settleTick))
+		defer func() {
+			if !timer.Stop() {
+				select {
+				case <-timer.C:
+				default:
+				}
 			}
+		}()
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-p.ctx.Done():
+			return errors.New("the page was closed")
+		case <-p.kick:
+		case <-timer.C:
 		}
+		return nil
+	}
+	for {
+		q := p.quiet()
 		p.mu.Lock()
 		since := time.Since(p.activity)
-		// A document still loading with nothing in flight for 3 s is
-		// judged as it stands (a stalled load must not hold a run).
-		idle := p.inflight == 0 && since >= netQuiet && (!p.loading || since >= 3*time.Second) &&
-			(p.navRequested.IsZero() || time.Since(p.navRequested) >= navPatience)
+		var left time.Duration // until the network side may be idle
+		switch {
+		case p.inflight > 0:
+			left = settleTick
+		case since < q:
+			left = q - since
+		case p.loading && since < loadPatience:
+			left = loadPatience - since
+		case !p.navRequested.IsZero() && time.Since(p.navRequested) < navPatience:
+			left = navPatience - time.Since(p.navRequested)
+		}
 		p.mu.Unlock()
-		if !idle {
+		if left > 0 {
+			if err := wait(left); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return err
+			}
 			continue
 		}
 		var st [2]any
-		if err := p.Eval(ctx, settleJS, &st); err != nil {
-			continue
-		}
+		err := p.Eval(ctx, settleJS, &st)
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
-		if state != "complete" {
-			continue
-		}
-		if st[1] == nil || quietMS < 0 || time.Duration(quietMS*float64(time.Millisecond)) >= domQuiet || since >= domPatience {
+		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
+		switch {
+		case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || since >= domPatience):
 			return nil
+		case err == nil && state == "complete":
+			left = q - domQuiet
+		default:
+			left = settleTick
+		}
+		if err := wait(left); err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
 		}
 	}
 }
@@ -189,11 +245,17 @@ func staleContext(err error) bool {
 
 func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
 	t := true
+	start := time.Now()
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: id, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
 	})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
+	}
+	if len(expr) <= len(settleJS) {
+		// A short expression's round trip is the renderer's latency
+		// (a long one's is also its work): the quiet window follows it.
+		p.sampleRTT(time.Since(start))
 	}
 	if res.ExceptionDetails != nil {
 		msg := res.ExceptionDetails.Text
@@ -248,15 +310,96 @@ func (p *Page) CallOnNode(ctx context.Context, backend cdp.BackendNodeID, fn str
 	return json.Unmarshal(res.Result.Value, out)
 }
 
-// AXTree returns the page's full accessibility tree (main frame).
+// AXTree returns the page's full accessibility tree (main frame), with
+// what a shopper reads of each node: its id, parent and children, role,
+// whether it is ignored, its DOM node, the states disabled, checked,
+// pressed, selected and its url, and its name where axNamed keeps it. The
+// protocol's answer is decoded into that much only: the full nodes (every
+// name's sources, descriptions, related nodes) of a page with a few
+// megabytes of text came to about 200 MB in svc for a single reading.
 func (p *Page) AXTree(ctx context.Context) ([]*accessibility.Node, error) {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
-	res, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{})
+	res, err := chromedp.Call(ctx, getLeanAXTree, accessibility.GetFullAXTreeParams{})
 	if err != nil {
 		return nil, fmt.Errorf("accessibility tree: %w", err)
 	}
-	return res.Nodes, nil
+	out := make([]*accessibility.Node, len(res.Nodes))
+	for i, w := range res.Nodes {
+		n := &accessibility.Node{NodeID: w.NodeID, Ignored: w.Ignored, ParentID: w.ParentID,
+			ChildIDs: w.ChildIDs, BackendDOMNodeID: w.BackendDOMNodeID, Role: w.Role.value()}
+		if role, _ := unquote(w.Role); axNamed[role] {
+			n.Name = w.Name.value()
+		}
+		for _, pr := range w.Properties {
+			if axKept[pr.Name] {
+				n.Properties = append(n.Properties, &accessibility.Property{Name: pr.Name, Value: pr.Value.value()})
+			}
+		}
+		out[i] = n
+	}
+	return out, nil
+}
+
+// axNamed are the roles whose accessible name a shopper reads: the
+// controls it acts on, the options of a select, and the dialogs and
+// groups around them. Other nodes (text, headings, generic containers)
+// are kept without their name.
+var axNamed = map[string]bool{
+	"button": true, "link": true, "combobox": true, "menuitem": true, "radio": true, "checkbox": true,
+	"tab": true, "switch": true, "option": true, "menuitemradio": true, "PopUpButton": true,
+	"MenuListOption": true, "listbox": true, "dialog": true, "alertdialog": true, "group": true, "radiogroup": true,
+}
+
+// axKept are the properties a shopper reads.
+var axKept = map[accessibility.PropertyName]bool{
+	accessibility.PropertyNameDisabled: true, accessibility.PropertyNameChecked: true,
+	accessibility.PropertyNamePressed: true, accessibility.PropertyNameSelected: true,
+	accessibility.PropertyNameURL: true,
+}
+
+// getLeanAXTree is Accessibility.getFullAXTree decoded into leanAXNode.
+var getLeanAXTree = cdp.Command[accessibility.GetFullAXTreeParams, struct {
+	Nodes []leanAXNode `json:"nodes"`
+}]{Method: accessibility.CommandGetFullAXTree}
+
+// leanAXNode is the part of a protocol AXNode a shopper reads; the
+// decoder skips the rest.
+type leanAXNode struct {
+	NodeID           accessibility.NodeID   `json:"nodeId"`
+	Ignored          bool                   `json:"ignored"`
+	Role             *leanAXValue           `json:"role"`
+	Name             *leanAXValue           `json:"name"`
+	Properties       []leanAXProperty       `json:"properties"`
+	ParentID         accessibility.NodeID   `json:"parentId"`
+	ChildIDs         []accessibility.NodeID `json:"childIds"`
+	BackendDOMNodeID cdp.BackendNodeID      `json:"backendDOMNodeId"`
+}
+
+type leanAXProperty struct {
+	Name  accessibility.PropertyName `json:"name"`
+	Value *leanAXValue               `json:"value"`
+}
+
+type leanAXValue struct {
+	Type  accessibility.ValueType `json:"type"`
+	Value json.RawMessage         `json:"value"`
+}
+
+func (v *leanAXValue) value() *accessibility.Value {
+	if v == nil {
+		return nil
+	}
+	return &accessibility.Value{Type: v.Type, Value: jsontext.Value(v.Value)}
+}
+
+// unquote returns a value that is a JSON string.
+func unquote(v *leanAXValue) (string, bool) {
+	var s string
+	if v == nil || json.Unmarshal(v.Value, &s) != nil {
+		return "", false
+	}
+	return s, true
 }
 
 // Click sends a real pointer click (a tap on a mobile page) at the

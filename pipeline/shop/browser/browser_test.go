@@ -1,18 +1,24 @@
 package browser
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/chromedp/cdproto/accessibility"
 )
 
 // needChromium skips a test when no Chromium is installed, except under
@@ -47,7 +53,7 @@ func TestFlags(t *testing.T) {
 	}
 	// The memory bound of a shopping run (BenchmarkShoppers) counts on
 	// these: no spare renderer, no back-forward cache, no GPU process.
-	for _, feat := range []string{"SpareRendererForSitePerProcess", "BackForwardCache"} {
+	for _, feat := range []string{"SpareRendererForSitePerProcess", "BackForwardCache", "WebUIOmniboxPopup", "WebUIOmniboxAimPopup"} {
 		if !strings.Contains(f["disable-features"].(string), feat) {
 			t.Errorf("disable-features lacks %s: %v", feat, f["disable-features"])
 		}
@@ -295,4 +301,141 @@ func TestDialogsAreDismissed(t *testing.T) {
 	if n := confirmed.Load(); n != 0 {
 		t.Errorf("a confirm was accepted %d times", n)
 	}
+}
+
+// TestOnePageOneRenderer holds the browser to one renderer process per
+// open page: the memory bound of a shopping run (BenchmarkShoppers) counts
+// on it. Headless Chromium 156 preloads WebUI omnibox popups in a renderer
+// of their own for every window, so before they were disabled each page
+// brought two renderers, one of them never seen by a shopper.
+func TestOnePageOneRenderer(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>shop</title><a href="/b">b</a>`)
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	before := renderers(t)
+	for i := 1; i <= 2; i++ {
+		p, err := b.NewPage(ctx, PageOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer p.Close()
+		if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
+			t.Fatal(err)
+		}
+		if got := renderers(t); got != before+i {
+			t.Errorf("%d pages open: %d renderer processes, want %d (one per page, plus the %d of the first tab)", i, got, before+i, before)
+		}
+	}
+}
+
+// renderers counts the Chromium renderer processes descended from this
+// test process.
+func renderers(t *testing.T) int {
+	t.Helper()
+	children := map[int][]int{}
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, f := range stats {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		i := bytes.LastIndexByte(b, ')')
+		if i < 0 {
+			continue
+		}
+		fields := strings.Fields(string(b[i+1:]))
+		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
+		if len(fields) > 1 {
+			ppid, _ := strconv.Atoi(fields[1])
+			children[ppid] = append(children[ppid], pid)
+		}
+	}
+	n := 0
+	for queue := []int{os.Getpid()}; len(queue) > 0; queue = queue[1:] {
+		pid := queue[0]
+		queue = append(queue, children[pid]...)
+		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+		if err == nil && bytes.Contains(cmd, []byte("--type=renderer")) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestAXTreeKeepsWhatAShopperReads: the lean decoding of the accessibility
+// tree keeps each control's role, name and states, the names of the
+// dialogs and groups around it and of a select's options, and the parent
+// links between them; the names of text and headings are left out.
+func TestAXTreeKeepsWhatAShopperReads(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>shop</title>
+<h1>A long heading nobody clicks</h1><p>Some paragraph text.</p>
+<div role="dialog" aria-label="Cookies"><button>Accept all</button></div>
+<div role="radiogroup" aria-label="Size"><input type="radio" aria-label="Small" checked></div>
+<select aria-label="Colour"><option>Red</option><option disabled>Blue</option></select>
+<button disabled>Add to cart</button><a href="/cart">Cart</a>`)
+	})
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	nodes, err := p.AXTree(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	byID := map[accessibility.NodeID]*accessibility.Node{}
+	named := map[string]*accessibility.Node{}
+	for _, n := range nodes {
+		byID[n.NodeID] = n
+		var name, role string
+		if n.Name != nil {
+			json.Unmarshal(n.Name.Value, &name)
+		}
+		if n.Role != nil {
+			json.Unmarshal(n.Role.Value, &role)
+		}
+		if name != "" {
+			named[role+":"+name] = n
+		}
+	}
+	for _, want := range []string{"dialog:Cookies", "button:Accept all", "radiogroup:Size", "radio:Small", "combobox:Colour", "button:Add to cart", "link:Cart"} {
+		if named[want] == nil {
+			t.Errorf("no node %q; named nodes: %v", want, keys(named))
+		}
+	}
+	for k := range named {
+		if strings.Contains(k, "heading") || strings.Contains(k, "paragraph") || strings.Contains(k, "Some paragraph") || strings.Contains(k, "StaticText") {
+			t.Errorf("the name of %q was kept", k)
+		}
+	}
+	if b := named["button:Add to cart"]; b != nil {
+		disabled := false
+		for _, pr := range b.Properties {
+			if pr.Name == accessibility.PropertyNameDisabled && string(pr.Value.Value) == "true" {
+				disabled = true
+			}
+		}
+		if !disabled || b.BackendDOMNodeID == 0 {
+			t.Errorf("Add to cart: disabled %v, DOM node %d; want true and a node", disabled, b.BackendDOMNodeID)
+		}
+	}
+	if a, d := named["button:Accept all"], named["dialog:Cookies"]; a != nil && d != nil {
+		inside := false
+		for n := byID[a.ParentID]; n != nil; n = byID[n.ParentID] {
+			if n == d {
+				inside = true
+			}
+		}
+		if !inside {
+			t.Error("Accept all is not under the Cookies dialog through its parents")
+		}
+	}
+}
+
+func keys[V any](m map[string]V) []string {
+	var out []string
+	for k := range m {
+		out = append(out, k)
+	}
+	return out
 }

@@ -60,24 +60,28 @@ func (p *Page) watch(ev any) {
 			p.mu.Lock()
 			p.navRequested, p.activity = time.Now(), time.Now()
 			p.mu.Unlock()
+			p.wake()
 		}
 	case *page.EventFrameStartedLoading:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
 			p.loading, p.activity, p.navRequested = true, time.Now(), time.Time{}
 			p.mu.Unlock()
+			p.wake()
 		}
 	case *page.EventFrameStoppedLoading:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
 			p.loading, p.activity, p.navRequested = false, time.Now(), time.Time{}
 			p.mu.Unlock()
+			p.wake()
 		}
 	case *page.EventNavigatedWithinDocument:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
 			p.activity, p.navRequested = time.Now(), time.Time{}
 			p.mu.Unlock()
+			p.wake()
 		}
 	case *page.EventJavascriptDialogOpening:
 		// alert, confirm, prompt, beforeunload: always dismissed (a
@@ -102,6 +106,7 @@ func (p *Page) Touch() {
 	p.mu.Lock()
 	p.activity = time.Now()
 	p.mu.Unlock()
+	p.wake()
 }
 
 func (p *Page) track(d int) {
@@ -109,6 +114,27 @@ func (p *Page) track(d int) {
 	p.inflight += d
 	p.activity = time.Now()
 	p.mu.Unlock()
+	p.wake()
+}
+
+// wake tells a waiting Settle that the page's state changed.
+func (p *Page) wake() {
+	select {
+	case p.kick <- struct{}{}:
+	default:
+	}
+}
+
+// sampleRTT folds one evaluation's round trip into the page's average
+// (an exponentially weighted mean, a quarter per sample).
+func (p *Page) sampleRTT(d time.Duration) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.rtt == 0 {
+		p.rtt = d
+		return
+	}
+	p.rtt += (d - p.rtt) / 4
 }
 
 // hop-by-hop and transport headers neither side may pass through.

@@ -98,6 +98,11 @@ type Page struct {
 	// navRequested is when the main frame last asked for a navigation
 	// that has not started yet (zero when none is pending).
 	navRequested time.Time
+	// rtt is the mean round trip of short evaluations: how busy the
+	// renderer is, which sets Settle's quiet window.
+	rtt time.Duration
+	// kick wakes Settle when the page's loading or requests change.
+	kick chan struct{}
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
@@ -113,7 +118,7 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 		return nil, fmt.Errorf("new page: %w", err)
 	}
 	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
-	p := &Page{b: b, opts: opts, ctx: tctx, cancel: cancel, client: client, activity: time.Now()}
+	p := &Page{b: b, opts: opts, ctx: tctx, cancel: cancel, client: client, activity: time.Now(), kick: make(chan struct{}, 1)}
 	fail := func(err error) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("new page: %w", err)

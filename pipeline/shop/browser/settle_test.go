@@ -77,3 +77,29 @@ document.getElementById('nav').onclick = () => setTimeout(() => { location.href 
 		t.Errorf("after the click settled the title is %q, want next: Settle did not wait for the requested navigation", title)
 	}
 }
+
+// TestQuietFollowsTheRenderer: Settle's quiet window is 50 ms on a quick
+// renderer and grows with the round trip of its evaluations on a busy
+// one, up to 150 ms.
+func TestQuietFollowsTheRenderer(t *testing.T) {
+	for _, c := range []struct{ rtt, want time.Duration }{
+		{0, 50 * time.Millisecond},
+		{2 * time.Millisecond, 50 * time.Millisecond},
+		{20 * time.Millisecond, 80 * time.Millisecond},
+		{time.Second, 150 * time.Millisecond},
+	} {
+		p := &Page{}
+		if c.rtt > 0 {
+			p.sampleRTT(c.rtt)
+		}
+		if got := p.quiet(); got != c.want {
+			t.Errorf("round trip %v: quiet window %v, want %v", c.rtt, got, c.want)
+		}
+	}
+	p := &Page{}
+	p.sampleRTT(40 * time.Millisecond)
+	p.sampleRTT(0)
+	if got := p.quiet(); got != 120*time.Millisecond {
+		t.Errorf("after round trips of 40 ms and 0: quiet window %v, want 120ms (a quarter of each new sample)", got)
+	}
+}
