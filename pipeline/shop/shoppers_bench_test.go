@@ -40,7 +40,8 @@ const benchConcurrency = 2
 // reported beside it); the fixture world, the internet's stand-in, runs
 // in a child process left out of the sum. The figures are printed, not
 // asserted. SVC_BENCH_SHOP_STORES=N runs the first N stores only, and
-// SVC_BENCH_SHOPPERS=A,E other shoppers.
+// SVC_BENCH_SHOPPERS=A,E other shoppers; SVC_BENCH_SHOP_LATENCY=200ms delays
+// every answer of the world as a real store's round trip would.
 func BenchmarkShoppers(b *testing.B) {
 	if browser.FindExecPath() == "" {
 		b.Skip("no Chromium found: the browser shoppers cannot be measured")
@@ -395,7 +396,8 @@ func serveWorldProcess() bool {
 	if dir == "" {
 		return false
 	}
-	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{CAOut: filepath.Join(dir, "ca.pem")})
+	latency, _ := time.ParseDuration(os.Getenv("SVC_BENCH_SHOP_LATENCY"))
+	srv, err := fixtures.NewServer(fixtures.Generate(1, fixtures.DefaultStores), fixtures.ServerOptions{CAOut: filepath.Join(dir, "ca.pem"), Latency: latency})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
