@@ -1,0 +1,370 @@
+package shop
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"path"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"svc/pipeline/fetch"
+	"svc/pipeline/shop/browser"
+)
+
+// hxTruth is a held-out shop's true outcome per browser shopper, as a
+// person reading its markup judges it (each shop's README says why).
+type hxTruth struct {
+	shop *realShop
+	want map[Shopper]string
+}
+
+// heldOutShops are the held-out shops and their truths.
+func heldOutShops() []hxTruth {
+	cr, nc := CheckoutReached, NoCart
+	return []hxTruth{
+		{dawnShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+	}
+}
+
+// TestShoppersOverTheHeldOutShops runs shoppers A, B, C and E on every
+// held-out shop (testdata/realshops) and holds each run to the shop's
+// truth: the outcome, no checkout address (nor its secret) in the report,
+// no click on a payment or account control in the step log, and no trap
+// touched anywhere.
+func TestShoppersOverTheHeldOutShops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	truths := heldOutShops()
+	var shops []*realShop
+	for _, tr := range truths {
+		shops = append(shops, tr.shop)
+	}
+	h := newHeldout(t, shops)
+	b, err := browser.Start(t.Context(), browser.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	c, err := fetch.New(fetch.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := Options{Browser: b, Client: c}
+	only := os.Getenv("SVC_SHOP_ONLY")
+	sem := make(chan struct{}, 3)
+	var mu sync.Mutex
+	start := time.Now()
+	t.Run("runs", func(t *testing.T) {
+		for _, tr := range truths {
+			for _, sh := range []Shopper{Semantic, Accessibility, WebMCP, Mobile} {
+				want := tr.want[sh]
+				name := tr.shop.host + "/" + string(sh)
+				if only != "" && !strings.Contains(name, only) {
+					continue
+				}
+				t.Run(name, func(t *testing.T) {
+					t.Parallel()
+					sem <- struct{}{}
+					defer func() { <-sem }()
+					rep, err := Run(t.Context(), opts, sh, "https://"+tr.shop.host+"/")
+					if err != nil {
+						t.Fatalf("run: %v", err)
+					}
+					if rep.Outcome != want {
+						t.Errorf("outcome %s (%s), want %s", rep.Outcome, rep.Reason, want)
+					}
+					for _, bad := range hxLeaks(rep) {
+						t.Errorf("the report reveals a checkout address: %s", bad)
+					}
+					for _, st := range rep.Log {
+						if (st.Action == "click" || st.Action == "choose") && reForbiddenWords.MatchString(st.Name) {
+							t.Errorf("step %d acted on a forbidden control %q", st.N, st.Name)
+						}
+					}
+					if rep.Steps != len(rep.Log) || !rep.StoppedBeforePayment {
+						t.Errorf("steps %d, log %d, stoppedBeforePayment %v", rep.Steps, len(rep.Log), rep.StoppedBeforePayment)
+					}
+					if t.Failed() || testing.Verbose() {
+						mu.Lock()
+						defer mu.Unlock()
+						t.Logf("%s %s in %.1fs", rep.Outcome, rep.Reason, rep.Seconds)
+						for _, st := range rep.Log {
+							t.Logf("%d %s %s %q — %s [%s] %s", st.N, st.Action, st.Role, st.Name, st.Note, st.Title, st.URL)
+						}
+						t.Logf("refused: %+v", rep.Refused)
+					}
+				})
+			}
+		}
+	})
+	if traps := h.Traps(); len(traps) > 0 {
+		t.Errorf("traps were touched: %v", traps)
+	}
+	t.Logf("held-out shops: %d shops in %s", len(truths), time.Since(start).Round(time.Second))
+}
+
+func needChromiumOrSkip(t *testing.T) {
+	t.Helper()
+	if browser.FindExecPath() == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("CI=true but no Chromium found")
+		}
+		t.Skip("no Chromium found (install Debian's chromium package, or set SVC_CHROMIUM): the browser shoppers are not tested")
+	}
+}
+
+// hxLeaks returns what of a report would reveal a checkout address: the
+// checkout secret anywhere, or a step address that reads as a checkout
+// and is not withheld.
+func hxLeaks(rep *Report) []string {
+	b, _ := json.Marshal(rep)
+	var out []string
+	if strings.Contains(string(b), hxSecret) {
+		out = append(out, "the checkout secret")
+	}
+	for _, st := range rep.Log {
+		if strings.Contains(strings.ToLower(st.URL), "checkout") && !strings.HasSuffix(st.URL, Withheld) {
+			out = append(out, st.URL)
+		}
+	}
+	return out
+}
+
+// formValue reads a form value of a urlencoded or multipart body.
+func formValue(r *http.Request, key string) string {
+	if strings.HasPrefix(r.Header.Get("Content-Type"), "multipart/") {
+		if err := r.ParseMultipartForm(1 << 20); err != nil {
+			return ""
+		}
+	} else if err := r.ParseForm(); err != nil {
+		return ""
+	}
+	return r.FormValue(key)
+}
+
+func hasForm(r *http.Request, key string) bool {
+	_ = formValue(r, key)
+	_, ok := r.Form[key]
+	return ok
+}
+
+func writeHXJSON(w http.ResponseWriter, status int, v any) {
+	b, _ := json.Marshal(v)
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	_, _ = w.Write(b)
+}
+
+// --- dawn: Shopify's Dawn theme with the cart drawer (testdata/realshops/dawn).
+
+var reDawnAsset = regexp.MustCompile(`^/cdn/shop/(?:t/\d+/assets|files)/([a-z0-9.-]+)$`)
+
+func dawnShop() *realShop {
+	return &realShop{
+		host: "dawn.heldout.test", dir: "dawn",
+		extra: []string{"checkout.pci.shopifyinc.test"},
+		trap: func(r *http.Request) bool {
+			p := r.URL.Path
+			return r.Method == http.MethodPost && (strings.HasPrefix(p, "/checkouts/") || p == "/contact" || strings.HasPrefix(p, "/account"))
+		},
+		serve: serveDawn,
+	}
+}
+
+func serveDawn(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	if strings.HasPrefix(r.Host, "checkout.pci.") {
+		if strings.HasSuffix(p, "-ltr.html") {
+			h.render(w, r, s, "pci", http.StatusOK, hxPage{})
+			return
+		}
+		http.NotFound(w, r)
+		return
+	}
+	if m := reDawnAsset.FindStringSubmatch(p); m != nil {
+		h.asset(w, s, m[1])
+		return
+	}
+	switch {
+	case p == "/cdn/shopifycloud/consent-tracking-api/v0.1/consent-tracking-api.js":
+		h.asset(w, s, "consent-tracking-api.js")
+	case p == "/" || p == "/collections/all":
+		h.render(w, r, s, "index", http.StatusOK, hxPage{Title: "Dawn Held-out"})
+	case strings.HasPrefix(p, "/products/"):
+		pr, ok := hxFind(strings.TrimPrefix(p, "/products/"))
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		h.render(w, r, s, "product", http.StatusOK, hxPage{Title: pr.Name + " – Dawn Held-out", Product: pr})
+	case p == "/cart/add" && r.Method == http.MethodPost:
+		items, ok := hxAdd(w, r, formValue(r, "id"))
+		if r.Header.Get("X-Requested-With") != "XMLHttpRequest" {
+			http.Redirect(w, r, "/cart", http.StatusFound)
+			return
+		}
+		if !ok {
+			writeHXJSON(w, http.StatusUnprocessableEntity, map[string]any{"status": 422, "message": "Cart Error", "description": "The product is not available."})
+			return
+		}
+		// The sections the drawer asked for, rendered for the new cart.
+		var drawer, bubble strings.Builder
+		data := hxPage{Host: s.host, Items: items, Count: len(items), Total: hxTotal(items)}
+		_ = s.tmpl.ExecuteTemplate(&drawer, "cart-drawer-inner", data)
+		_ = s.tmpl.ExecuteTemplate(&bubble, "cart-icon-bubble", data)
+		last := items[len(items)-1]
+		writeHXJSON(w, http.StatusOK, map[string]any{
+			"id": last.ID, "quantity": 1, "variant_id": last.ID, "title": last.Name, "handle": last.Handle,
+			"sections": map[string]string{
+				"cart-drawer":      `<div id="shopify-section-cart-drawer" class="shopify-section"><div id="CartDrawer" class="cart-drawer">` + drawer.String() + `</div></div>`,
+				"cart-icon-bubble": `<div id="shopify-section-cart-icon-bubble" class="shopify-section">` + bubble.String() + `</div>`,
+			},
+		})
+	case p == "/cart/change" && r.Method == http.MethodPost:
+		http.SetCookie(w, &http.Cookie{Name: "hx_cart", Value: "", Path: "/", MaxAge: -1})
+		writeHXJSON(w, http.StatusOK, map[string]any{"item_count": 0})
+	case p == "/cart" && r.Method == http.MethodPost:
+		if hasForm(r, "checkout") && len(hxCart(r)) > 0 {
+			http.Redirect(w, r, "/checkouts/cn/"+hxSecret+"?_r=hx", http.StatusFound)
+			return
+		}
+		http.Redirect(w, r, "/cart", http.StatusFound)
+	case p == "/cart":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Your Shopping Cart – Dawn Held-out"})
+	case p == "/checkouts/cn/"+hxSecret:
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/cart", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{})
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "404 Not Found – Dawn Held-out"})
+	}
+}
+
+func hxTotal(items []hxProduct) string {
+	total := 0.0
+	for _, it := range items {
+		var f float64
+		fmt.Sscanf(it.Price, "%g", &f)
+		total += f
+	}
+	return fmt.Sprintf("%.2f", total)
+}
+
+// --- woo: WooCommerce on Storefront with Cookiebot (testdata/realshops/woo).
+
+func wooShop() *realShop {
+	return &realShop{
+		host: "woo.heldout.test", dir: "woo",
+		extra: []string{"consent.cookiebot.test", "consentcdn.cookiebot.test"},
+		trap: func(r *http.Request) bool {
+			if r.Method != http.MethodPost {
+				return false
+			}
+			q := r.URL.Query().Get("wc-ajax")
+			return q == "checkout" || r.URL.Path == "/checkout/" || r.URL.Path == "/my-account/"
+		},
+		serve: serveWoo,
+	}
+}
+
+// execString renders one template of the shop to a string.
+func (s *realShop) execString(name string, p hxPage) string {
+	var b strings.Builder
+	if err := s.tmpl.ExecuteTemplate(&b, name, p); err != nil {
+		return ""
+	}
+	return b.String()
+}
+
+func serveWoo(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch r.Host {
+	case "consent.cookiebot.test":
+		h.asset(w, s, "uc.js")
+		return
+	case "consentcdn.cookiebot.test":
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		writeHXJSON(w, http.StatusOK, map[string]any{"delay": 400, "template": "popup"})
+		return
+	}
+	switch ajax := r.URL.Query().Get("wc-ajax"); {
+	case strings.HasPrefix(p, "/wp-content/"):
+		h.asset(w, s, path.Base(p))
+	case ajax == "add_to_cart" && r.Method == http.MethodPost:
+		items, ok := hxAdd(w, r, formValue(r, "product_id"))
+		if !ok {
+			writeHXJSON(w, http.StatusOK, map[string]any{"error": true, "product_url": "/shop/"})
+			return
+		}
+		d := hxPage{Host: s.host, Items: items, Count: len(items), Total: hxTotal(items)}
+		writeHXJSON(w, http.StatusOK, map[string]any{"cart_hash": "hx" + d.Total, "fragments": map[string]string{
+			"a.cart-contents":                  s.execString("cart-contents", d),
+			"div.widget_shopping_cart_content": `<div class="widget_shopping_cart_content">` + s.execString("mini-cart", d) + `</div>`,
+			"a.footer-cart-contents":           s.execString("footer-cart-contents", d),
+		}})
+	case ajax == "update_order_review":
+		writeHXJSON(w, http.StatusOK, map[string]any{"result": "success", "reload": false})
+	case p == "/" && r.URL.Query().Get("add-to-cart") != "":
+		hxAdd(w, r, r.URL.Query().Get("add-to-cart"))
+		http.Redirect(w, r, "/cart/", http.StatusFound)
+	case p == "/":
+		h.render(w, r, s, "index", http.StatusOK, hxPage{Title: "Woo Held-out – Goods for slow days"})
+	case p == "/shop/":
+		h.render(w, r, s, "shop", http.StatusOK, hxPage{Title: "Products – Woo Held-out"})
+	case strings.HasPrefix(p, "/product/") && strings.HasSuffix(p, "/"):
+		pr, ok := hxFind(strings.Trim(strings.TrimPrefix(p, "/product/"), "/"))
+		if !ok {
+			h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Page not found – Woo Held-out"})
+			return
+		}
+		pg := hxPage{Title: pr.Name + " – Woo Held-out", Product: pr}
+		if r.Method == http.MethodPost && formValue(r, "add-to-cart") == pr.ID {
+			name := pr.Name
+			if pr.Handle == "linen-shirt" {
+				size := formValue(r, "attribute_pa_size")
+				if size != "m" && size != "l" || formValue(r, "variation_id") == "0" {
+					h.render(w, r, s, "product", http.StatusOK, pg)
+					return
+				}
+				name += " - " + strings.ToUpper(size)
+			}
+			items, _ := hxAdd(w, r, pr.ID)
+			// The page is rendered with the new cart, as WooCommerce
+			// handles the add before the page.
+			r.AddCookie(&http.Cookie{Name: "hx_cart", Value: hxIDs(items)})
+			r.Header.Set("Cookie", "hx_cart="+hxIDs(items))
+			pg.Query = name
+		}
+		h.render(w, r, s, "product", http.StatusOK, pg)
+	case p == "/cart/":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Cart – Woo Held-out"})
+	case p == "/checkout/":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/cart/", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{Title: "Checkout – Woo Held-out"})
+	case p == "/my-account/":
+		h.render(w, r, s, "account", http.StatusOK, hxPage{Title: "My account – Woo Held-out"})
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Page not found – Woo Held-out"})
+	}
+}
+
+func hxIDs(items []hxProduct) string {
+	ids := make([]string, len(items))
+	for i, it := range items {
+		ids[i] = it.ID
+	}
+	return strings.Join(ids, ".")
+}
