@@ -44,12 +44,21 @@
     return null;
   }
 
+  // visible reports an element a person could see on the page (scrolling
+  // if need be): it has a size, nothing above it hides it, and it is not
+  // parked where no scrolling reaches (left: -999em) or clipped to a pixel
+  // (screen-reader text, a hover menu waiting for its hover).
   function visible(el) {
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return false;
+    if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return false;
     for (let e = el; e; e = parentOf(e)) {
       const s = getComputedStyle(e);
       if (s.display === 'none' || s.visibility === 'hidden' || s.visibility === 'collapse' || +s.opacity === 0) return false;
+      if (e !== el && s.overflow !== 'visible') {
+        const pr = e.getBoundingClientRect();
+        if (pr.width <= 1 || pr.height <= 1) return false;
+      }
     }
     return true;
   }
@@ -226,20 +235,30 @@
   // cartCount reads the number on a cart badge or a cart link: "Cart (2)",
   // aria-label "Cart, 2 items", or a count element named like a cart badge.
   // Prices are not counts.
+  // spaced is an element's text with a space between its elements' texts
+  // ("1" and "1 item" in two spans read "1 1 item", not "11 item").
+  function spaced(el) {
+    const parts = [];
+    const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n && parts.length < 50; n = w.nextNode()) parts.push(n.nodeValue);
+    return parts.join(' ').replace(/\s+/g, ' ').trim();
+  }
+
   function cartCount(els) {
     let best = null;
     const take = n => { if (n >= 0 && n < 1000 && (best === null || n > best)) best = n; };
     for (const el of els) {
       const h = hint(el).toLowerCase();
       if (/(cart|bag|basket|trolley)[-_]?(count|badge|qty|quantity|number|bubble|indicator)|(count|badge|bubble)[-_]?(cart|bag|basket)/.test(h)) {
-        const t = (el.textContent || '').trim();
-        if (/^\d{1,3}$/.test(t)) take(+t);
+        const t = spaced(el);
+        const m = t.match(/^(\d{1,3})$/) || t.match(/(?:^|\s)(\d{1,3})\s+items?\b/i);
+        if (m) take(+m[1]);
         continue;
       }
       const aria = (el.getAttribute('aria-label') || '').toLowerCase();
       const href = (el.getAttribute('href') || '').toLowerCase();
       if ((el.tagName === 'A' || el.tagName === 'BUTTON') && (/cart|bag|basket|trolley/.test(aria) || /\/(cart|bag|basket)(\/|$|\?)/.test(href) || /cart-(link|toggle|icon)/.test(h))) {
-        const s = aria + ' ' + (el.textContent || '').toLowerCase();
+        const s = aria + ' ' + spaced(el).toLowerCase();
         const m = s.match(/(\d{1,3})\s+items?\b/) || s.match(/\((\d{1,3})\)/) || s.match(/(?:cart|bag|basket)[^\d$€£]{0,3}(\d{1,3})\b(?![.,]\d)/);
         if (m) take(+m[1]);
       }
@@ -278,15 +297,36 @@
     return st;
   }
 
+  // settled waits (at most a second) for the animations and transitions
+  // running on the element or around it to finish: a drawer sliding in
+  // would move its button between reading its place and clicking there.
+  async function settled(el) {
+    const moving = document.getAnimations().filter(a => {
+      const t = a.effect && a.effect.target;
+      const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+      return a.playState === 'running' && t && t.nodeType === 1 && (t === el || t.contains(el)) && timing && Number.isFinite(timing.endTime);
+    });
+    if (moving.length) await Promise.race([Promise.allSettled(moving.map(a => a.finished)), new Promise(r => setTimeout(r, 1000))]);
+  }
+
   // point scrolls the element into view and reports its centre, and
-  // whether a click there lands on it (not on an overlay above it).
-  function point(i) {
+  // whether a click there lands on it (not on an overlay above it). The
+  // centre is given in the visual viewport's coordinates, where the
+  // browser's input events land: on a phone a page wider than the screen
+  // scrolls the visual viewport, not the layout viewport the element's
+  // box is measured in.
+  async function point(i) {
     const el = refs[i];
     if (!el || !el.isConnected) return {ok: false, why: 'gone'};
     el.scrollIntoView({block: 'center', inline: 'center'});
+    await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
     const x = r.left + r.width / 2, y = r.top + r.height / 2;
+    const vv = globalThis.visualViewport;
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
+    const vw = vv ? vv.width : innerWidth, vh = vv ? vv.height : innerHeight;
+    if (x < ox || y < oy || x > ox + vw || y > oy + vh) return {ok: false, why: 'offscreen'};
     let hit = document.elementFromPoint(x, y);
     while (hit && hit.shadowRoot) {
       const inner = hit.shadowRoot.elementFromPoint(x, y);
@@ -295,7 +335,7 @@
     }
     const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
       (el.tagName === 'LABEL' && el.control === hit));
-    return {ok: lands, why: lands ? '' : 'covered', x, y};
+    return {ok: lands, why: lands ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
   }
 
   function describe(i) {

@@ -268,38 +268,30 @@ func (axFinder) add(v view) (control, bool, bool) {
 	return control{}, false, soldOut
 }
 
-func (axFinder) cart(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (axFinder) cart(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if it.Role != "button" && it.Role != "link" || it.Disabled || reAdd.MatchString(it.Name) || reCheckout.MatchString(it.Name) || !reCart.MatchString(it.Name) {
 			continue
 		}
-		c := it
-		if best == nil || it.Region == "header" && best.Region != "header" {
-			best = &c
+		score := 0
+		if it.Region == "header" {
+			score = 1
 		}
+		out = append(out, ranked{axCtl(it), score, i})
 	}
-	if best != nil {
-		return axCtl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
-func (axFinder) checkout(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (axFinder) checkout(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if it.Role != "button" && it.Role != "link" || it.Disabled || !reCheckout.MatchString(it.Name) {
 			continue
 		}
-		c := it
-		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
-			best = &c
-		}
+		out = append(out, ranked{axCtl(it), checkoutScore(it), i})
 	}
-	if best != nil {
-		return axCtl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
 // resolve gives an element found in the accessibility tree a ref of the

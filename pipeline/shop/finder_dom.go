@@ -2,6 +2,7 @@ package shop
 
 import (
 	"net/url"
+	"sort"
 	"strings"
 )
 
@@ -271,9 +272,9 @@ func hasToken(ts []string, want ...string) bool {
 	return false
 }
 
-func (domFinder) cart(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (domFinder) cart(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if !it.Visible || it.Disabled || Forbidden(it) != "" {
 			continue
 		}
@@ -287,20 +288,18 @@ func (domFinder) cart(v view) (control, bool) {
 		if !byName && !byHref {
 			continue
 		}
-		c := it
-		if best == nil || it.Region == "header" && best.Region != "header" {
-			best = &c
+		score := 0
+		if it.Region == "header" {
+			score = 1
 		}
+		out = append(out, ranked{ctl(it), score, i})
 	}
-	if best != nil {
-		return ctl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
-func (domFinder) checkout(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (domFinder) checkout(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if !it.Visible || it.Disabled || Forbidden(it) != "" {
 			continue
 		}
@@ -310,15 +309,44 @@ func (domFinder) checkout(v view) (control, bool) {
 		if !byName && !byHref {
 			continue
 		}
-		c := it
-		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
-			best = &c
+		out = append(out, ranked{ctl(it), checkoutScore(it), i})
+	}
+	return best(out)
+}
+
+// checkoutScore ranks checkout controls: one in a dialog (a cart drawer
+// just opened) first, then one in the main content, then the rest.
+func checkoutScore(it Item) int {
+	switch {
+	case it.Dialog:
+		return 2
+	case it.Region == "main":
+		return 1
+	}
+	return 0
+}
+
+// ranked is a control with its rank (higher first) and its place on the
+// page (earlier first among equals).
+type ranked struct {
+	c     control
+	score int
+	order int
+}
+
+// best sorts controls best first.
+func best(rs []ranked) []control {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].score != rs[j].score {
+			return rs[i].score > rs[j].score
 		}
+		return rs[i].order < rs[j].order
+	})
+	out := make([]control, len(rs))
+	for i, r := range rs {
+		out[i] = r.c
 	}
-	if best != nil {
-		return ctl(*best), true
-	}
-	return control{}, false
+	return out
 }
 
 func (domFinder) listing(s *session, v view) (control, bool) {

@@ -2,6 +2,7 @@ package shop
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
@@ -42,10 +43,11 @@ type finder interface {
 	// add returns the add-to-cart control; soldOut reports that the page
 	// offers one but only as sold out or disabled.
 	add(v view) (ctl control, ok, soldOut bool)
-	// cart returns the control that opens the cart page or drawer.
-	cart(v view) (control, bool)
-	// checkout returns the control that starts checkout.
-	checkout(v view) (control, bool)
+	// cart returns the controls that open the cart page or drawer, best
+	// first.
+	cart(v view) []control
+	// checkout returns the controls that start checkout, best first.
+	checkout(v view) []control
 }
 
 var (
@@ -65,6 +67,7 @@ var (
 // variant, add to cart, open the cart, start checkout; stop at the first
 // checkout page.
 func (s *session) shop(f finder) error {
+	s.finder = f
 	if err := s.dismiss(f); err != nil {
 		return err
 	}
@@ -257,14 +260,7 @@ func (s *session) buy(f finder) error {
 		return errNoAdd
 	}
 	s.product = productName(v)
-	err = s.use(c, "add to cart")
-	if errors.Is(err, errCovered) {
-		if derr := s.dismiss(f); derr != nil {
-			return derr
-		}
-		err = s.use(c, "add to cart")
-	}
-	if err != nil {
+	if err := s.use(c, "add to cart"); err != nil {
 		return err
 	}
 	st, _ := s.state()
@@ -278,9 +274,13 @@ func (s *session) buy(f finder) error {
 	if err != nil {
 		return errNoAdd
 	}
-	if c, ok := f.cart(v); ok {
-		if err := s.use(c, "open the cart"); err != nil {
+	for _, c := range f.cart(v) {
+		err := s.use(c, "open the cart")
+		if errors.Is(err, errStop) {
 			return err
+		}
+		if err != nil {
+			continue // another control may open it
 		}
 		st, _ := s.state()
 		if ok, why := s.cartEvidence(st); ok {
@@ -288,6 +288,7 @@ func (s *session) buy(f finder) error {
 			s.rep.Log[len(s.rep.Log)-1].Note = "open the cart: " + why
 			return nil
 		}
+		break
 	}
 	s.record("inspect", "", "", "the add was not confirmed by the page or the cart")
 	return errNoAdd
@@ -305,44 +306,74 @@ func productName(v view) string {
 	return ""
 }
 
-// toCheckout goes from a confirmed cart to the first checkout page.
+// toCheckout goes from a confirmed cart to the first checkout page: it
+// uses the best checkout control that works (one in a hover menu or off
+// the screen does not), else opens the cart and looks again.
 func (s *session) toCheckout(f finder) error {
-	for i := 0; i < 3; i++ {
+	failed := map[string]bool{} // controls that could not be used
+	used := map[string]int{}    // controls used, and how often
+	triedCheckout := false
+	for i := 0; i < 4; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			break
 		}
-		if c, ok := f.checkout(v); ok {
-			err := s.use(c, "start checkout")
-			if errors.Is(err, errCovered) {
-				if derr := s.dismiss(f); derr != nil {
-					return derr
-				}
-				err = s.use(c, "start checkout")
+		moved := false
+		for _, c := range f.checkout(v) {
+			k := c.key()
+			if failed[k] || used[k] >= 2 {
+				continue
 			}
-			if err != nil {
+			triedCheckout = true
+			used[k]++
+			if err := s.use(c, "start checkout"); err != nil {
 				if errors.Is(err, errStop) {
 					return err
 				}
-				return s.end(AddedToCart, "checkout_not_started")
+				failed[k] = true
+				continue
 			}
-			if off := s.offBrand(); off {
+			if s.offBrand() {
 				return s.end(AddedToCart, "checkout_on_other_brand")
 			}
-			continue // a step page (a cart review) may come before checkout
-		}
-		c, ok := f.cart(v)
-		if !ok {
+			moved = true // a step page (a cart review) may come before checkout
 			break
 		}
-		if err := s.use(c, "open the cart"); err != nil {
-			if errors.Is(err, errStop) {
-				return err
+		if moved {
+			continue
+		}
+		for _, c := range f.cart(v) {
+			k := c.key()
+			if failed[k] || used[k] >= 1 {
+				continue
 			}
+			used[k]++
+			if err := s.use(c, "open the cart"); err != nil {
+				if errors.Is(err, errStop) {
+					return err
+				}
+				failed[k] = true
+				continue
+			}
+			moved = true
+			break
+		}
+		if !moved {
 			break
 		}
 	}
+	if triedCheckout {
+		return s.end(AddedToCart, "checkout_not_started")
+	}
 	return s.end(AddedToCart, "no_checkout_control")
+}
+
+// key names a control across readings of one page: its element (the page
+// helper keeps an element's ref for the document's life, and the
+// accessibility tree its DOM node), not its words, which two controls may
+// share.
+func (c control) key() string {
+	return fmt.Sprintf("%d/%d/%s/%s/%s", c.item.Ref, c.item.backend, c.role, c.name, c.item.Href)
 }
 
 // offBrand reports whether the last navigation was refused for leaving the
@@ -370,8 +401,24 @@ func label(it Item) string {
 	return ""
 }
 
-// use resolves a control and clicks it through the guard.
+// use resolves a control and clicks it through the guard. When an overlay
+// covers it (a consent dialog that arrived late), the overlays are
+// dismissed and the click is tried once more.
 func (s *session) use(c control, why string) error {
+	err := s.useOnce(c, why)
+	if errors.Is(err, errCovered) && s.finder != nil && !s.dismissing {
+		s.dismissing = true
+		derr := s.dismiss(s.finder)
+		s.dismissing = false
+		if derr != nil {
+			return derr
+		}
+		err = s.useOnce(c, why)
+	}
+	return err
+}
+
+func (s *session) useOnce(c control, why string) error {
 	it, err := s.resolve(c)
 	if err != nil {
 		s.record("click", c.role, c.name, "the element could not be found in the page")

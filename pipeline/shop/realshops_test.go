@@ -28,6 +28,7 @@ func heldOutShops() []hxTruth {
 	cr, nc := CheckoutReached, NoCart
 	return []hxTruth{
 		{dawnShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+		{wooShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 	}
 }
 
@@ -87,6 +88,11 @@ func TestShoppersOverTheHeldOutShops(t *testing.T) {
 						if (st.Action == "click" || st.Action == "choose") && reForbiddenWords.MatchString(st.Name) {
 							t.Errorf("step %d acted on a forbidden control %q", st.N, st.Name)
 						}
+						// Every shopper puts one item in the cart: a count
+						// read as anything else misread the badge.
+						if m := reCountNote.FindStringSubmatch(st.Note); m != nil && m[1] != "1" {
+							t.Errorf("step %d read the cart count as %s, want 1", st.N, m[1])
+						}
 					}
 					if rep.Steps != len(rep.Log) || !rep.StoppedBeforePayment {
 						t.Errorf("steps %d, log %d, stoppedBeforePayment %v", rep.Steps, len(rep.Log), rep.StoppedBeforePayment)
@@ -119,6 +125,8 @@ func needChromiumOrSkip(t *testing.T) {
 		t.Skip("no Chromium found (install Debian's chromium package, or set SVC_CHROMIUM): the browser shoppers are not tested")
 	}
 }
+
+var reCountNote = regexp.MustCompile(`cart count (\d+)`)
 
 // hxLeaks returns what of a report would reveal a checkout address: the
 // checkout secret anywhere, or a step address that reads as a checkout

@@ -39,6 +39,9 @@ type session struct {
 	origin *url.URL
 	frozen atomic.Bool // set at the first checkout page: nothing more is sent
 
+	finder     finder // how the shopper sees pages (A, B, E)
+	dismissing bool   // an overlay is being dismissed: no second dismissal inside it
+
 	product  string // the product the run tries to buy
 	added    bool   // an add-to-cart action was taken and confirmed
 	lastDocs int    // main-frame documents already judged
