@@ -197,16 +197,21 @@
     };
     if (tag === 'a' && el.href) it.href = clip(String(el.href), 300);
     if (tag === 'input' && (it.type === 'radio' || it.type === 'checkbox')) it.group = clip(el.name, 80);
-    // ARIA radios and toggle buttons (swatches) in a named group.
+    // ARIA radios, toggle buttons and listbox options (swatches) in a
+    // named group: Magento's swatches are role=option in a role=listbox
+    // named by aria-labelledby.
     const ariaChecked = el.getAttribute('aria-checked'), ariaPressed = el.getAttribute('aria-pressed');
-    if (tag !== 'input' && (it.role === 'radio' || (ariaPressed !== null && tag === 'button'))) {
-      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' || e.tagName === 'FIELDSET' ||
-        /swatch|variant|option|size|colou?r/i.test(hint(e))));
+    const option = it.role === 'option' && !el.closest('select, datalist, [role=combobox]');
+    if (tag !== 'input' && (it.role === 'radio' || option || (ariaPressed !== null && tag === 'button'))) {
+      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' ||
+        e.getAttribute('role') === 'listbox' || e.tagName === 'FIELDSET' || /swatch|variant|option|size|colou?r/i.test(hint(e))));
       if (g) {
         const legend = g.querySelector && g.querySelector('legend');
         it.type = 'radio';
-        it.group = clip(g.getAttribute('aria-label') || (legend && legend.textContent) || hint(g), 80);
-        it.checked = ariaChecked === 'true' || ariaPressed === 'true';
+        it.group = clip(ariaName(g) || (legend && legend.textContent) || hint(g), 80);
+        it.checked = ariaChecked === 'true' || ariaPressed === 'true' || (option && el.getAttribute('aria-selected') === 'true');
+        // A swatch marked unavailable by attribute or class only.
+        it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');
       }
     }
     if (tag === 'label') {

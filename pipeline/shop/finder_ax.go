@@ -3,6 +3,7 @@ package shop
 import (
 	"encoding/json"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
@@ -89,8 +90,9 @@ func (axFinder) look(s *session) (view, error) {
 			continue
 		}
 		it := Item{Ref: -1, Role: role, Name: clipText(name, 160), Visible: true,
-			Disabled: axBool(n, accessibility.PropertyNameDisabled), Checked: axBool(n, accessibility.PropertyNameChecked),
-			backend: n.BackendDOMNodeID}
+			Disabled: axBool(n, accessibility.PropertyNameDisabled),
+			Checked:  axBool(n, accessibility.PropertyNameChecked) || role == "option" && axBool(n, accessibility.PropertyNameSelected),
+			backend:  n.BackendDOMNodeID}
 		if _, ok := axProp(n, accessibility.PropertyNamePressed); ok && role == "button" {
 			it.Type = "toggle" // a swatch: chosen like a radio
 			it.Checked = axBool(n, accessibility.PropertyNamePressed)
@@ -99,6 +101,11 @@ func (axFinder) look(s *session) (view, error) {
 			it.Href = axString(v)
 		}
 		ancestors(n, func(r, nm string) bool {
+			if reConsentName.MatchString(nm) {
+				// A consent banner is an overlay to dismiss whatever its
+				// role: OneTrust's is a region named "Cookie banner".
+				it.Dialog = true
+			}
 			switch r {
 			case "dialog", "alertdialog":
 				it.Dialog = true
@@ -123,6 +130,11 @@ func (axFinder) look(s *session) (view, error) {
 			case "radiogroup", "group":
 				if it.Group == "" && (r == "radiogroup" || reVariant.MatchString(nm)) {
 					it.Group = nm
+				}
+			case "listbox":
+				// Swatches as options of a named listbox (Magento).
+				if it.Group == "" && role == "option" {
+					it.Group, it.Type = nm, "listbox-option"
 				}
 			}
 			return false
@@ -159,6 +171,9 @@ func axOptions(n *accessibility.Node, byID map[accessibility.NodeID]*accessibili
 	}
 	return out
 }
+
+// reConsentName names a consent or cookie banner.
+var reConsentName = regexp.MustCompile(`(?i)cookie|consent|privacy|gdpr`)
 
 func axCtl(it Item) control { return control{item: it, role: it.Role, name: it.Name} }
 
@@ -212,7 +227,7 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 	return append(out, listed...), nil
 }
 
-func (axFinder) variant(v view) (control, *Option, bool) {
+func (axFinder) variant(v view, tried func(control) bool) (control, *Option, bool) {
 	for _, it := range v.items {
 		if it.Role != "combobox" && it.Role != "PopUpButton" || it.Disabled || !reVariant.MatchString(it.Name) {
 			continue
@@ -220,19 +235,19 @@ func (axFinder) variant(v view) (control, *Option, bool) {
 		if !needsChoice(it.Options) {
 			continue
 		}
-		if o, ok := firstOption(it.Options); ok {
+		if o, ok := firstOption(it.Options); ok && !tried(axCtl(it)) {
 			return axCtl(it), &o, true
 		}
 	}
 	checked := map[string]bool{}
-	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" }
+	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" || it.Type == "listbox-option" }
 	for _, it := range v.items {
 		if choice(it) && it.Group != "" && it.Checked {
 			checked[it.Group] = true
 		}
 	}
 	for _, it := range v.items {
-		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) {
+		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) || tried(axCtl(it)) {
 			continue
 		}
 		return axCtl(it), nil, true
@@ -247,7 +262,7 @@ func (axFinder) add(v view) (control, bool, bool) {
 		if it.Role != "button" && it.Role != "link" || it.Region == "footer" || it.Region == "nav" {
 			continue
 		}
-		if !reAdd.MatchString(it.Name) {
+		if !addWords(it.Name) {
 			if it.Role == "button" && reSoldOut.MatchString(it.Name) {
 				soldOut = true
 			}

@@ -2,6 +2,7 @@ package shop
 
 import (
 	"net/url"
+	"regexp"
 	"sort"
 	"strings"
 )
@@ -159,7 +160,7 @@ func needsChoice(opts []Option) bool {
 	return true
 }
 
-func (domFinder) variant(v view) (control, *Option, bool) {
+func (domFinder) variant(v view, tried func(control) bool) (control, *Option, bool) {
 	for _, it := range v.items {
 		if it.Tag != "select" || it.Disabled || Forbidden(it) != "" || it.Region == "nav" || it.Region == "footer" {
 			continue
@@ -170,7 +171,7 @@ func (domFinder) variant(v view) (control, *Option, bool) {
 		if !needsChoice(it.Options) {
 			continue
 		}
-		if o, ok := firstOption(it.Options); ok {
+		if o, ok := firstOption(it.Options); ok && !tried(ctl(it)) {
 			return ctl(it), &o, true
 		}
 	}
@@ -185,7 +186,7 @@ func (domFinder) variant(v view) (control, *Option, bool) {
 		if !radio || it.Group == "" || checked[it.Group] || it.Disabled || Forbidden(it) != "" || reSoldOut.MatchString(label(it)) {
 			continue
 		}
-		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) {
+		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) || tried(ctl(it)) {
 			continue
 		}
 		return ctl(it), nil, true
@@ -226,7 +227,7 @@ func (domFinder) add(v view) (control, bool, bool) {
 			}
 		}
 		name := label(it)
-		byText := reAdd.MatchString(name) || reAdd.MatchString(it.Aria)
+		byText := addWords(name) || addWords(it.Aria)
 		byName := it.NameAttr == "add" || it.NameAttr == "add-to-cart"
 		byForm := it.isSubmit() && cartForm(it.Form) && !reCheckout.MatchString(name) && !reCart.MatchString(name)
 		if !byText && !byName && !byForm {
@@ -282,9 +283,12 @@ func (domFinder) cart(v view) []control {
 		if reAdd.MatchString(name) || reCheckout.MatchString(name) {
 			continue
 		}
+		if reRemove.MatchString(name) || reRemove.MatchString(it.Aria) {
+			continue
+		}
 		ts := hrefTokens(it.Href)
 		byName := reCart.MatchString(name) || reCart.MatchString(it.Aria)
-		byHref := it.Href != "" && hasToken(ts, "cart", "basket", "bag", "trolley") && !hasToken(ts, "add", "checkout")
+		byHref := leadsElsewhere(it.Href, v.st.URL) && hasToken(ts, "cart", "basket", "bag", "trolley") && !hasToken(ts, "add", "checkout")
 		if !byName && !byHref {
 			continue
 		}
@@ -304,14 +308,42 @@ func (domFinder) checkout(v view) []control {
 			continue
 		}
 		name := label(it)
+		if reRemove.MatchString(name) || reRemove.MatchString(it.Aria) {
+			continue
+		}
 		byName := reCheckout.MatchString(name) || reCheckout.MatchString(it.Aria) || strings.EqualFold(it.NameAttr, "checkout")
-		byHref := it.Href != "" && hasToken(hrefTokens(it.Href), "checkout", "checkouts")
+		byHref := leadsElsewhere(it.Href, v.st.URL) && hasToken(hrefTokens(it.Href), "checkout", "checkouts")
 		if !byName && !byHref {
 			continue
 		}
-		out = append(out, ranked{ctl(it), checkoutScore(it), i})
+		score := 2 * checkoutScore(it)
+		if byName {
+			score++ // its words say checkout, not only its address
+		}
+		out = append(out, ranked{ctl(it), score, i})
 	}
 	return best(out)
+}
+
+// reRemove names controls that take something out of the cart: their
+// address may name the cart or the checkout, but they lead nowhere.
+var reRemove = regexp.MustCompile(`(?i)^\s*(remove|delete|clear|empty)\b`)
+
+// leadsElsewhere reports a link to another page: not a same-page anchor
+// ("#" on Magento's cart page reads /checkout/cart/#) and not a script.
+func leadsElsewhere(href, page string) bool {
+	if href == "" || strings.HasPrefix(strings.ToLower(href), "javascript:") {
+		return false
+	}
+	u, err := url.Parse(href)
+	if err != nil {
+		return false
+	}
+	p, err := url.Parse(page)
+	if err != nil {
+		return true
+	}
+	return !(u.Host == p.Host && u.Path == p.Path && u.RawQuery == p.RawQuery && hashRoute(u) == hashRoute(p))
 }
 
 // checkoutScore ranks checkout controls: one in a dialog (a cart drawer

@@ -38,8 +38,8 @@ type finder interface {
 	// the start page lists no product.
 	listing(s *session, v view) (control, bool)
 	// variant returns a choice to make before adding: a select with its
-	// option, or a radio to click.
-	variant(v view) (control, *Option, bool)
+	// option, or a radio to click; none that tried says is already tried.
+	variant(v view, tried func(control) bool) (control, *Option, bool)
 	// add returns the add-to-cart control; soldOut reports that the page
 	// offers one but only as sold out or disabled.
 	add(v view) (ctl control, ok, soldOut bool)
@@ -51,17 +51,25 @@ type finder interface {
 }
 
 var (
-	reAdd      = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
-	reCart     = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
-	reCheckout = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
-	reAccept   = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
-	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
-	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
-	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
-	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
-	reListing  = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
-	rePick     = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
+	reAdd = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
+	// reAddElsewhere is "add" to something that is not the cart: Magento's
+	// "Add to Wish List" and "Add to Compare" sit beside its "Add to Cart".
+	reAddElsewhere = regexp.MustCompile(`(?i)^\s*(\+\s*)?add\s+(it\s+|this\s+|item\s+)?to\s+(my\s+|your\s+|the\s+|a\s+)?(wish\s*-?\s*lists?|compare|comparison|favou?rites?|registry|collections?|lists?|saved(\s+items)?|boards?|outfits?|looks?)\b`)
+	reCart         = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
+	reCheckout     = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
+	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
+	reClose        = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
+	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
+	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
+	reVariant      = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
+	reListing      = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
+	rePick         = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
+
+// addWords reports a name that asks to add to the cart.
+func addWords(name string) bool {
+	return reAdd.MatchString(name) && !reAddElsewhere.MatchString(name)
+}
 
 // shop is the flow of shoppers A, B and E: find a product, choose a
 // variant, add to cart, open the cart, start checkout; stop at the first
@@ -226,15 +234,20 @@ func (s *session) dismiss(f finder) error {
 // buy chooses variants and adds the product of the current page to the
 // cart, and confirms it. It returns nil once the cart holds the item.
 func (s *session) buy(f finder) error {
-	for i := 0; i < 4; i++ {
+	// A choice that did not take (a swatch the store ignores because it is
+	// sold out, which only its style says) is not made twice.
+	chosen := map[string]bool{}
+	tried := func(c control) bool { return chosen[c.key()] }
+	for i := 0; i < 6; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			return errNoAdd
 		}
-		c, opt, ok := f.variant(v)
+		c, opt, ok := f.variant(v, tried)
 		if !ok {
 			break
 		}
+		chosen[c.key()] = true
 		if opt != nil {
 			err = s.pick(c, *opt)
 		} else {

@@ -175,6 +175,8 @@ type hxPage struct {
 	Secret   string
 	Path     string
 	Query    string
+	// Message is a notice the page shows (MessageType: notice, success).
+	Message, MessageType string
 }
 
 func (h *heldout) render(w http.ResponseWriter, r *http.Request, s *realShop, name string, status int, p hxPage) {

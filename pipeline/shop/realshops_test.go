@@ -29,6 +29,7 @@ func heldOutShops() []hxTruth {
 	return []hxTruth{
 		{dawnShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{wooShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+		{lumaShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 	}
 }
 
@@ -375,4 +376,108 @@ func hxIDs(items []hxProduct) string {
 		ids[i] = it.ID
 	}
 	return strings.Join(ids, ".")
+}
+
+// --- luma: Magento 2 with the Luma theme and OneTrust (testdata/realshops/luma).
+
+func lumaShop() *realShop {
+	return &realShop{
+		host: "luma.heldout.test", dir: "luma",
+		extra: []string{"cdn.cookielaw.test", "assets.braintreegateway.test"},
+		trap: func(r *http.Request) bool {
+			p := r.URL.Path
+			return r.Method == http.MethodPost && (strings.HasPrefix(p, "/rest/") || strings.HasPrefix(p, "/newsletter/") || strings.HasPrefix(p, "/customer/"))
+		},
+		serve: serveLuma,
+	}
+}
+
+var reLumaAdd = regexp.MustCompile(`^/checkout/cart/add/uenc/[^/]+/product/(\d+)/$`)
+
+func serveLuma(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch r.Host {
+	case "cdn.cookielaw.test":
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		if strings.HasPrefix(p, "/consent/") {
+			writeHXJSON(w, http.StatusOK, map[string]any{"delayMs": 500})
+			return
+		}
+		h.asset(w, s, path.Base(p))
+		return
+	case "assets.braintreegateway.test":
+		h.render(w, r, s, "hosted", http.StatusOK, hxPage{})
+		return
+	}
+	ajax := r.Header.Get("X-Requested-With") == "XMLHttpRequest"
+	msg := func(pg hxPage) hxPage {
+		if c, err := r.Cookie("hx_msg"); err == nil && c.Value != "" {
+			pg.Message, pg.MessageType = "You need to choose options for your item.", "notice"
+			http.SetCookie(w, &http.Cookie{Name: "hx_msg", Path: "/", MaxAge: -1})
+		}
+		return pg
+	}
+	switch m := reLumaAdd.FindStringSubmatch(p); {
+	case strings.HasPrefix(p, "/static/") || strings.HasPrefix(p, "/media/"):
+		h.asset(w, s, path.Base(p))
+	case m != nil && r.Method == http.MethodPost:
+		pr, ok := hxFind(m[1])
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		if formValue(r, "super_attribute[143]") == "" || formValue(r, "super_attribute[93]") == "" {
+			if ajax {
+				writeHXJSON(w, http.StatusOK, map[string]any{"backUrl": "https://" + s.host + "/" + pr.Handle + ".html"})
+				return
+			}
+			http.SetCookie(w, &http.Cookie{Name: "hx_msg", Value: "options", Path: "/", Secure: true})
+			http.Redirect(w, r, "/"+pr.Handle+".html", http.StatusFound)
+			return
+		}
+		hxAdd(w, r, pr.ID)
+		http.SetCookie(w, &http.Cookie{Name: "hx_added", Value: pr.ID, Path: "/", Secure: true})
+		if ajax {
+			writeHXJSON(w, http.StatusOK, map[string]any{})
+			return
+		}
+		http.Redirect(w, r, "/checkout/cart/", http.StatusFound)
+	case p == "/customer/section/load/":
+		items := hxCart(r)
+		d := hxPage{Host: s.host, Items: items, Count: len(items), Total: hxTotal(items)}
+		var msgs []map[string]string
+		if c, err := r.Cookie("hx_added"); err == nil {
+			if pr, ok := hxFind(c.Value); ok {
+				msgs = append(msgs, map[string]string{"type": "success", "text": "You added " + pr.Name + ` to your <a href="https://` + s.host + `/checkout/cart/">shopping cart</a>.`})
+			}
+			http.SetCookie(w, &http.Cookie{Name: "hx_added", Path: "/", MaxAge: -1})
+		}
+		writeHXJSON(w, http.StatusOK, map[string]any{
+			"cart":     map[string]any{"summary_count": len(items), "subtotal": d.Total, "html": s.execString("minicart-content", d)},
+			"messages": map[string]any{"messages": msgs},
+		})
+	case p == "/":
+		h.render(w, r, s, "index", http.StatusOK, msg(hxPage{Title: "Home Page", Query: "cms-home-page cms-index-index"}))
+	case p == "/what-is-new.html":
+		h.render(w, r, s, "category", http.StatusOK, msg(hxPage{Title: "What's New", Query: "catalog-category-view page-products"}))
+	case p == "/checkout/cart/":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Shopping Cart", Query: "checkout-cart-index"})
+	case p == "/checkout/":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/checkout/cart/", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{})
+	case p == "/checkout/config.json":
+		writeHXJSON(w, http.StatusOK, map[string]any{"quoteId": hxSecret})
+	case strings.HasSuffix(p, ".html") && strings.Count(p, "/") == 1:
+		pr, ok := hxFind(strings.TrimSuffix(p[1:], ".html"))
+		if !ok {
+			h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "404 Not Found"})
+			return
+		}
+		h.render(w, r, s, "product", http.StatusOK, msg(hxPage{Title: pr.Name, Product: pr, Query: "catalog-product-view product-" + pr.Handle}))
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "404 Not Found"})
+	}
 }

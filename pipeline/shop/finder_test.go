@@ -1,0 +1,73 @@
+package shop
+
+import (
+	"testing"
+)
+
+// TestFinderAddWords: what reads as adding to the cart, in the platforms'
+// own words.
+func TestFinderAddWords(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"Add to cart", true},                // Shopify Dawn buy-buttons.liquid, WooCommerce
+		{"Add to Cart", true},                // Magento Luma addtocart.phtml, BigCommerce Cornerstone
+		{"Add to cart: “Canvas Tote”", true}, // WooCommerce loop/add-to-cart.php aria-label
+		{"Add to bag", true},
+		{"Add", true},
+		{"+ Add", true},
+		{"Add item", true},
+		{"Add it to your shopping bag", true},
+		{"ADD TO CART", true},
+		{"Add to Wish List", false},        // Magento_Wishlist, Cornerstone product-view
+		{"Add to wishlist", false},         // YITH WooCommerce Wishlist
+		{"Add to Compare", false},          // Magento_Catalog product list and view
+		{"Add to favorites", false},        // a heart icon's label
+		{"Add to your favourites", false},  // British spelling, possessive
+		{"Add to registry", false},         // gift registries
+		{"Add to collection", false},       // saved collections
+		{"Add item to wishlist", false},    // "item to"
+		{"Add to Wish List: Linen", false}, // with the product
+		{"Add to a list", false},           // shopping lists
+		{"Added to cart", false},           // a confirmation, not a control
+		{"Address", false},                 // a field label
+		{"Additional information", false},  // WooCommerce's product tab
+	} {
+		if got := addWords(c.name); got != c.want {
+			t.Errorf("addWords(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// TestFinderCheckoutControls: on Magento's cart page (/checkout/cart/),
+// "Remove item" links to "#" read as /checkout/cart/#, an address with
+// "checkout" in it; they are not checkout controls, and the button whose
+// words say checkout comes first.
+func TestFinderCheckoutControls(t *testing.T) {
+	page := "https://luma.example/checkout/cart/"
+	v := view{st: PageState{URL: page}, items: []Item{
+		{Ref: 1, Tag: "a", Name: "My Cart 1 items", Href: page, Visible: true, Region: "header"},
+		{Ref: 2, Tag: "a", Name: "Remove item", Title: "Remove item", Href: page + "#", Visible: true, Region: "main"},
+		{Ref: 3, Tag: "a", Name: "Edit item parameters", Href: page + "#", Visible: true, Region: "main"},
+		{Ref: 4, Tag: "a", Name: "shopping cart", Href: "https://luma.example/checkout/cart/", Visible: true, Region: "main"},
+		{Ref: 5, Tag: "button", Name: "Proceed to Checkout", Visible: true, Region: "main"},
+	}}
+	var got []int
+	for _, c := range (domFinder{}).checkout(v) {
+		got = append(got, c.item.Ref)
+	}
+	if len(got) != 1 || got[0] != 5 {
+		t.Errorf("checkout controls by ref %v, want [5] (the links lead back to this page)", got)
+	}
+	v = view{st: PageState{URL: "https://luma.example/linen-shirt.html"}, items: []Item{v.items[0], v.items[3], v.items[4]}}
+	got = nil
+	for _, c := range (domFinder{}).checkout(v) {
+		got = append(got, c.item.Ref)
+	}
+	// From a product page the cart's address leads somewhere; the button
+	// still comes first, then the message's link in the main content.
+	if want := []int{5, 4, 1}; len(got) != 3 || got[0] != 5 || got[1] != 4 || got[2] != 1 {
+		t.Errorf("checkout controls by ref %v, want %v", got, want)
+	}
+}
