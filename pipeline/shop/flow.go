@@ -6,6 +6,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // A control is an element a shopper found, in its own terms: the ref of
@@ -276,8 +277,7 @@ func (s *session) buy(f finder) error {
 	if err := s.use(c, "add to cart"); err != nil {
 		return err
 	}
-	st, _ := s.state()
-	if ok, why := s.cartEvidence(st); ok {
+	if ok, why := s.awaitCartEvidence(); ok {
 		s.added = true
 		s.rep.Log[len(s.rep.Log)-1].Note = "add to cart: " + why
 		return nil
@@ -305,6 +305,33 @@ func (s *session) buy(f finder) error {
 	}
 	s.record("inspect", "", "", "the add was not confirmed by the page or the cart")
 	return errNoAdd
+}
+
+// addPatience is how long a shopper waits for a sign that an add worked
+// once the page has settled: the add's request can leave the page after
+// the page looked settled (BigCommerce's posts the form by script, then
+// fetches the modal it opens), and opening the cart meanwhile would find
+// it still empty.
+const addPatience = 600 * time.Millisecond
+
+// awaitCartEvidence reads the page for cart evidence, again for a short
+// while if there is none yet.
+func (s *session) awaitCartEvidence() (bool, string) {
+	deadline := time.Now().Add(addPatience)
+	for {
+		st, _ := s.state()
+		if ok, why := s.cartEvidence(st); ok || time.Now().After(deadline) {
+			return ok, why
+		}
+		select {
+		case <-s.ctx.Done():
+			return false, ""
+		case <-time.After(150 * time.Millisecond):
+		}
+		ctx, cancel := s.stepCtx()
+		_ = s.page.Settle(ctx)
+		cancel()
+	}
 }
 
 // productName is the name of the product on the page: its JSON-LD name,

@@ -30,6 +30,7 @@ func heldOutShops() []hxTruth {
 		{dawnShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{wooShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{lumaShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+		{cornerstoneShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 	}
 }
 
@@ -479,5 +480,96 @@ func serveLuma(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) 
 		h.render(w, r, s, "product", http.StatusOK, msg(hxPage{Title: pr.Name, Product: pr, Query: "catalog-product-view product-" + pr.Handle}))
 	default:
 		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "404 Not Found"})
+	}
+}
+
+// --- cornerstone: BigCommerce's Cornerstone theme with Usercentrics
+// (testdata/realshops/cornerstone).
+
+func cornerstoneShop() *realShop {
+	return &realShop{
+		host: "cornerstone.heldout.test", dir: "cornerstone",
+		extra: []string{"cdn11.bigcommerce.test", "app.usercentrics.test", "bigpay.integration.bigcommerce.test"},
+		trap: func(r *http.Request) bool {
+			p := r.URL.Path
+			return r.Method == http.MethodPost && (p == "/login.php" || p == "/subscribe.php" || strings.HasPrefix(p, "/api/storefront/checkouts/") || strings.HasPrefix(p, "/internalapi/"))
+		},
+		serve: serveCornerstone,
+	}
+}
+
+func serveCornerstone(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch r.Host {
+	case "cdn11.bigcommerce.test", "app.usercentrics.test":
+		h.asset(w, s, path.Base(p))
+		return
+	case "bigpay.integration.bigcommerce.test":
+		h.render(w, r, s, "hosted", http.StatusOK, hxPage{})
+		return
+	}
+	q := r.URL.Query()
+	needsOptions := func(pr hxProduct) bool { return pr.Handle == "linen-shirt" }
+	switch {
+	case p == "/cart.php" && q.Get("action") == "add":
+		pr, ok := hxFind(q.Get("product_id"))
+		if !ok {
+			http.Redirect(w, r, "/cart.php", http.StatusFound)
+			return
+		}
+		if needsOptions(pr) {
+			http.Redirect(w, r, "/"+pr.Handle+"/", http.StatusFound)
+			return
+		}
+		hxAdd(w, r, pr.ID)
+		http.Redirect(w, r, "/cart.php", http.StatusFound)
+	case p == "/cart.php" && q.Get("action") == "preview":
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		items := hxCart(r)
+		fmt.Fprint(w, s.execString("preview", hxPage{Host: s.host, Items: items, Count: len(items), Total: hxTotal(items)}))
+	case p == "/cart.php" && r.Method == http.MethodPost:
+		if pr, ok := hxFind(formValue(r, "product_id")); ok && (!needsOptions(pr) || formValue(r, "attribute[114]") != "") {
+			hxAdd(w, r, pr.ID)
+		}
+		http.Redirect(w, r, "/cart.php", http.StatusFound)
+	case p == "/cart.php":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Cornerstone Held-out - Shopping Cart"})
+	case p == "/remote/v1/cart/add" && r.Method == http.MethodPost:
+		pr, ok := hxFind(formValue(r, "product_id"))
+		if !ok {
+			writeHXJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"error": "The product is not available."}})
+			return
+		}
+		if needsOptions(pr) && formValue(r, "attribute[114]") == "" {
+			writeHXJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"error": "Please select size."}})
+			return
+		}
+		items, _ := hxAdd(w, r, pr.ID)
+		writeHXJSON(w, http.StatusOK, map[string]any{"data": map[string]any{"cart_id": "hx-cart", "cart_quantity": len(items), "cart_item": map[string]any{"id": "hx-item-" + pr.ID, "product_id": pr.ID}}})
+	case p == "/checkout":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/cart.php", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{})
+	case p == "/api/storefront/checkout/"+hxSecret:
+		var lines []map[string]string
+		for _, it := range hxCart(r) {
+			lines = append(lines, map[string]string{"name": it.Name, "price": it.Price})
+		}
+		writeHXJSON(w, http.StatusOK, map[string]any{"id": hxSecret, "lineItems": lines})
+	case p == "/login.php":
+		h.render(w, r, s, "login", http.StatusOK, hxPage{Title: "Cornerstone Held-out - Login"})
+	case p == "/" || p == "/shop-all/":
+		h.render(w, r, s, "index", http.StatusOK, hxPage{Title: "Cornerstone Held-out"})
+	case strings.Count(p, "/") == 2 && strings.HasSuffix(p, "/"):
+		pr, ok := hxFind(strings.Trim(p, "/"))
+		if !ok {
+			h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Cornerstone Held-out - 404"})
+			return
+		}
+		h.render(w, r, s, "product", http.StatusOK, hxPage{Title: pr.Name + " - Cornerstone Held-out", Product: pr})
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Cornerstone Held-out - 404"})
 	}
 }
