@@ -175,7 +175,7 @@
     });
   }
 
-  const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]';
+  const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]:not([tabindex^="-"])';
 
   function register(el) {
     let i = refs.indexOf(el);
@@ -191,10 +191,15 @@
       name: nameOf(el), text: clip(el.innerText || el.textContent, 120), aria: ariaName(el), title: clip(el.title, 80),
       value: tag === 'input' ? clip(el.value, 80) : '', nameAttr: clip(el.getAttribute('name'), 80),
       id: clip(el.id, 80), hint: hint(el), href: '', disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
-      visible: visible(el), dialog: !!dialogOf(el), shadow: inShadow(el), region: region(el), card: cardOf(el),
+      visible: visible(el), dialog: false, dialogName: '', shadow: inShadow(el), region: region(el), card: cardOf(el),
       form: formFacts(form), captcha: captchaNear(el), checked: !!el.checked, group: '',
       field: ['input', 'select', 'textarea'].includes(tag) ? fieldKind(el) : '', editable: !!el.isContentEditable,
     };
+    const dlg = dialogOf(el);
+    if (dlg) {
+      it.dialog = true;
+      it.dialogName = clip(ariaName(dlg) || hint(dlg), 120);
+    }
     if (tag === 'a' && el.href) it.href = clip(String(el.href), 300);
     if (tag === 'input' && (it.type === 'radio' || it.type === 'checkbox')) it.group = clip(el.name, 80);
     // ARIA radios, toggle buttons and listbox options (swatches) in a
@@ -224,14 +229,32 @@
     return it;
   }
 
+  // clickableCard reports an element that acts as a link only through a
+  // script's click handler, as a product card of a React storefront does
+  // (a div with cursor: pointer and the handler on the app's root): the
+  // outermost pointer element holding an image or a heading and no link
+  // or button of its own.
+  const CARD_TAGS = {DIV: 1, LI: 1, ARTICLE: 1, SECTION: 1, FIGURE: 1};
+  function clickableCard(el) {
+    if (!CARD_TAGS[el.tagName] || !el.firstElementChild) return false;
+    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    const p = parentOf(el);
+    if (p && p.nodeType === 1 && getComputedStyle(p).cursor === 'pointer') return false;
+    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
+    const t = (el.innerText || '').trim();
+    return t.length > 0 && t.length <= 300;
+  }
+
   function snapshot() {
     const els = allElements(document.documentElement, [], 20000);
     const out = [];
     for (const el of els) {
       if (out.length >= MAX_ITEMS) break;
-      if (!el.matches || !el.matches(ACTIONABLE)) continue;
+      const card = !(el.matches && el.matches(ACTIONABLE)) && clickableCard(el);
+      if (!card && !(el.matches && el.matches(ACTIONABLE))) continue;
       const it = item(el);
       if (!it.visible && it.tag !== 'select') continue;
+      it.clickable = card;
       out.push(it);
     }
     return out;
@@ -274,7 +297,8 @@
   function state() {
     const els = allElements(document.documentElement, [], 20000);
     const st = {url: location.href, title: clip(document.title, 120), ready: document.readyState, headings: [],
-      password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0};
+      password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0,
+      overlayFrames: 0};
     for (const el of els) {
       const tag = el.tagName;
       if (/^H[12]$/.test(tag) && st.headings.length < 8 && visible(el)) st.headings.push(clip(el.innerText || el.textContent, 100));
@@ -286,6 +310,7 @@
         if (/qty|quantity|updates\[/.test(key)) st.lineItems++;
       }
       if (tag === 'IFRAME') {
+        if (overlayFrame(el)) st.overlayFrames++;
         const src = el.getAttribute('src') || '';
         if (/recaptcha|hcaptcha|challenges\.cloudflare|turnstile|captcha/i.test(src)) st.captcha = true;
         if (/card|payment|stripe|braintree|adyen/i.test(src + ' ' + (el.name || '') + ' ' + (el.title || ''))) st.card++;
@@ -312,6 +337,34 @@
       return a.playState === 'running' && t && t.nodeType === 1 && (t === el || t.contains(el)) && timing && Number.isFinite(timing.endTime);
     });
     if (moving.length) await Promise.race([Promise.allSettled(moving.map(a => a.finished)), new Promise(r => setTimeout(r, 1000))]);
+  }
+
+  // overlayFrame reports an iframe drawn as an overlay (a consent manager's
+  // dialog in a frame, as Sourcepoint and TrustArc draw theirs): visible,
+  // and inside a dialog or fixed layer or covering much of the screen.
+  function overlayFrame(el) {
+    if (el.tagName !== 'IFRAME' || !visible(el)) return false;
+    const r = el.getBoundingClientRect();
+    const big = r.width * r.height >= 0.3 * innerWidth * innerHeight;
+    return !!dialogOf(el) || big;
+  }
+
+  // framePoint maps a point of the document in the iframe el (its own
+  // viewport's coordinates) to the visual viewport of this document, and
+  // reports whether a click there lands on the iframe (not on something
+  // drawn over it).
+  function framePoint(el, fx, fy) {
+    if (!el || !el.isConnected) return {ok: false, why: 'gone'};
+    const r0 = el.getBoundingClientRect();
+    if (r0.bottom < 0 || r0.top > innerHeight || r0.right < 0 || r0.left > innerWidth) el.scrollIntoView({block: 'center', inline: 'center'});
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const x = r.left + el.clientLeft + parseFloat(cs.paddingLeft || '0') + fx;
+    const y = r.top + el.clientTop + parseFloat(cs.paddingTop || '0') + fy;
+    const hit = document.elementFromPoint(x, y);
+    const vv = globalThis.visualViewport;
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
+    return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
   }
 
   // point scrolls the element into view and reports its centre, and
@@ -401,5 +454,5 @@
     return {key: cur, items: snapshot()};
   }
 
-  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf};
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, overlayFrame, framePoint};
 })

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
 )
 
 // axFinder is shopper B's way of seeing a page: the accessibility tree
@@ -70,6 +71,17 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
 	}
+	its, consentFrames := axItems(nodes)
+	v := view{st: st, items: its}
+	if len(consentFrames) > 0 {
+		v.frameItems = s.consentFrameItems(consentFrames)
+	}
+	return v, nil
+}
+
+// axItems turns an accessibility tree into the items B acts on, and lists
+// the iframes (their DOM nodes) named like a consent dialog.
+func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.BackendNodeID) {
 	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
 	for _, n := range nodes {
 		byID[n.NodeID] = n
@@ -82,10 +94,20 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		return false
 	}
-	var its []Item
 	for _, n := range nodes {
 		role := axString(n.Role)
 		name := strings.TrimSpace(axString(n.Name))
+		if role == "Iframe" && !n.Ignored && n.BackendDOMNodeID != 0 && len(consentFrames) < 4 {
+			// A consent manager's dialog in a frame (Sourcepoint's "SP
+			// Consent Message", TrustArc's "TrustArc Cookie Consent
+			// Manager"): named so, or inside a consent dialog.
+			consent := reConsentName.MatchString(name) || ancestors(n, func(r, nm string) bool {
+				return reConsentName.MatchString(nm) && (r == "dialog" || r == "alertdialog" || r == "region")
+			})
+			if consent {
+				consentFrames = append(consentFrames, n.BackendDOMNodeID)
+			}
+		}
 		if n.Ignored || !axRoles[role] || name == "" || n.BackendDOMNodeID == 0 {
 			continue
 		}
@@ -109,6 +131,9 @@ func (axFinder) look(s *session) (view, error) {
 			switch r {
 			case "dialog", "alertdialog":
 				it.Dialog = true
+				if it.DialogName == "" {
+					it.DialogName = nm
+				}
 			case "banner":
 				if it.Region == "" {
 					it.Region = "header"
@@ -144,7 +169,39 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		its = append(its, it)
 	}
-	return view{st: st, items: its}, nil
+	return its, consentFrames
+}
+
+// consentFrameItems reads the accessibility trees of the child frames
+// drawn in the iframes consent, with their items marked as in a dialog.
+func (s *session) consentFrameItems(consent []cdp.BackendNodeID) []Item {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	frames, err := s.page.Frames(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []Item
+	for _, f := range frames {
+		want := false
+		for _, b := range consent {
+			want = want || b == f.Owner
+		}
+		if !want || reNotConsentFrame.MatchString(f.URL) {
+			continue
+		}
+		nodes, err := s.page.AXTreeIn(ctx, f.ID)
+		if err != nil {
+			continue
+		}
+		s.rememberFrame(f)
+		its, _ := axItems(nodes)
+		for _, it := range its {
+			it.frame, it.Dialog = f.ID, true
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // axOptions lists the options under a combobox, in order.
@@ -179,14 +236,14 @@ func axCtl(it Item) control { return control{item: it, role: it.Role, name: it.N
 
 func (axFinder) overlay(v view) (control, bool) {
 	var closeCtl *Item
-	for _, it := range v.items {
+	for _, it := range append(v.items[:len(v.items):len(v.items)], v.frameItems...) {
 		if !it.Dialog || it.Disabled || it.Role != "button" && it.Role != "link" {
 			continue
 		}
 		if reAccept.MatchString(it.Name) {
 			return axCtl(it), true
 		}
-		if closeCtl == nil && reClose.MatchString(it.Name) {
+		if closeCtl == nil && !reCartDialog.MatchString(it.DialogName) && reClose.MatchString(it.Name) {
 			c := it
 			closeCtl = &c
 		}
@@ -315,7 +372,7 @@ func (s *session) resolve(c control) (Item, error) {
 	if c.item.backend == 0 {
 		return c.item, nil
 	}
-	ref, err := s.registerNode(c.item.backend)
+	ref, err := s.registerNode(c.item.frame, c.item.backend)
 	if err != nil {
 		return Item{}, errGone
 	}

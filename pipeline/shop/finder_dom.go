@@ -18,7 +18,11 @@ func (domFinder) look(s *session) (view, error) {
 		return view{}, err
 	}
 	its, err := s.items()
-	return view{st: st, items: its}, err
+	v := view{st: st, items: its}
+	if st.OverlayFrames > 0 {
+		v.frameItems = s.overlayFrameItems()
+	}
+	return v, err
 }
 
 func ctl(it Item) control {
@@ -31,7 +35,7 @@ func ctl(it Item) control {
 
 func (domFinder) overlay(v view) (control, bool) {
 	var closeCtl *Item
-	for _, it := range v.items {
+	for _, it := range append(v.items[:len(v.items):len(v.items)], v.frameItems...) {
 		if !it.Dialog || !it.Visible || it.Disabled || Forbidden(it) != "" || it.Href != "" && !strings.HasPrefix(it.Href, "javascript:") && !strings.Contains(it.Href, "#") {
 			continue
 		}
@@ -39,7 +43,7 @@ func (domFinder) overlay(v view) (control, bool) {
 		if reAccept.MatchString(name) {
 			return ctl(it), true
 		}
-		if closeCtl == nil && (reClose.MatchString(name) || reClose.MatchString(it.Aria) || reClose.MatchString(it.Title)) {
+		if closeCtl == nil && !reCartDialog.MatchString(it.DialogName) && (reClose.MatchString(name) || reClose.MatchString(it.Aria) || reClose.MatchString(it.Title)) {
 			c := it
 			closeCtl = &c
 		}
@@ -97,8 +101,16 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		fromLD = append(fromLD, pu.String())
 	}
 	seen := map[string]bool{}
-	var first, second, third []control
+	var first, second, third, fourth []control
 	for _, it := range v.items {
+		if scriptCard(it) {
+			// A card that opens its product by script: after every link.
+			if !seen["card\x00"+it.Name] && len(fourth) < 8 {
+				seen["card\x00"+it.Name] = true
+				fourth = append(fourth, ctl(it))
+			}
+			continue
+		}
 		if it.Tag != "a" || it.Href == "" || !it.Visible || Forbidden(it) != "" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
 		}
@@ -133,7 +145,22 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 			direct = append(direct, l)
 		}
 	}
-	return append(append(first, second...), third...), direct
+	return append(append(append(first, second...), third...), fourth...), direct
+}
+
+// scriptCard reports an element of the main content that opens something
+// by script rather than by a link: a card with a click handler, or an
+// element with the role of a link and no address. Its words must not be
+// those of another action (add, cart, checkout, a catalogue link).
+func scriptCard(it Item) bool {
+	if !it.Visible || Forbidden(it) != "" || it.Region == "nav" || it.Region == "header" || it.Region == "footer" || it.Dialog {
+		return false
+	}
+	if !it.Clickable && !(it.Role == "link" && it.Href == "" && it.Card) {
+		return false
+	}
+	name := label(it)
+	return name != "" && !reAdd.MatchString(name) && !reCart.MatchString(name) && !reCheckout.MatchString(name) && !reListing.MatchString(name)
 }
 
 func placeholder(o Option) bool {
@@ -324,6 +351,11 @@ func (domFinder) checkout(v view) []control {
 	}
 	return best(out)
 }
+
+// reCartDialog names the cart's own dialogs (a drawer, a mini-cart, an
+// "added to your cart" modal): an overlay the shopper wants, never one to
+// close.
+var reCartDialog = regexp.MustCompile(`(?i)cart|bag\b|basket|trolley`)
 
 // reRemove names controls that take something out of the cart: their
 // address may name the cart or the checkout, but they lead nowhere.

@@ -21,6 +21,9 @@ type control struct {
 type view struct {
 	st    PageState
 	items []Item
+	// frameItems are the items of child frames drawn as overlays (a
+	// consent dialog in an iframe): only overlay looks at them.
+	frameItems []Item
 }
 
 // finder is how a shopper sees a page: A reads the DOM (text, aria-label,
@@ -215,8 +218,11 @@ func (s *session) backTo(home string) error {
 
 // dismiss closes up to three overlays (consent banners, newsletter
 // pop-ups) through their visible accept or close controls.
-func (s *session) dismiss(f finder) error {
-	for i := 0; i < 3; i++ {
+func (s *session) dismiss(f finder) error { return s.dismissUpTo(f, 3) }
+
+// dismissUpTo dismisses up to n overlays.
+func (s *session) dismissUpTo(f finder, n int) error {
+	for i := 0; i < n; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			return nil
@@ -225,7 +231,11 @@ func (s *session) dismiss(f finder) error {
 		if !ok {
 			return nil
 		}
-		if err := s.use(c, "dismiss an overlay"); err != nil && !errors.Is(err, errRefused) && !errors.Is(err, errGone) && !errors.Is(err, errCovered) {
+		err = s.use(c, "dismiss an overlay")
+		if err == nil {
+			s.dismissed++
+		}
+		if err != nil && !errors.Is(err, errRefused) && !errors.Is(err, errGone) && !errors.Is(err, errCovered) {
 			return err
 		}
 	}
@@ -448,14 +458,39 @@ func (s *session) use(c control, why string) error {
 	err := s.useOnce(c, why)
 	if errors.Is(err, errCovered) && s.finder != nil && !s.dismissing {
 		s.dismissing = true
-		derr := s.dismiss(s.finder)
-		s.dismissing = false
-		if derr != nil {
-			return derr
+		defer func() { s.dismissing = false }()
+		// The overlay may still be loading (a consent frame's document):
+		// if there is nothing to dismiss yet, wait a moment and look again.
+		for i := 0; i < 2; i++ {
+			// One overlay: the one in the way (more could close the very
+			// drawer the click is in).
+			before := s.dismissed
+			if derr := s.dismissUpTo(s.finder, 1); derr != nil {
+				return derr
+			}
+			if s.dismissed > before {
+				break
+			}
+			if werr := s.pause(300 * time.Millisecond); werr != nil {
+				return err
+			}
 		}
 		err = s.useOnce(c, why)
 	}
 	return err
+}
+
+// pause waits d, then for the page to settle.
+func (s *session) pause(d time.Duration) error {
+	select {
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	case <-time.After(d):
+	}
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	s.forget()
+	return s.page.Settle(ctx)
 }
 
 func (s *session) useOnce(c control, why string) error {

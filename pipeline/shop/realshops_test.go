@@ -31,6 +31,7 @@ func heldOutShops() []hxTruth {
 		{wooShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{lumaShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{cornerstoneShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+		{headlessShop(), map[Shopper]string{Semantic: cr, Accessibility: nc, WebMCP: nc, Mobile: cr}},
 	}
 }
 
@@ -571,5 +572,85 @@ func serveCornerstone(h *heldout, s *realShop, w http.ResponseWriter, r *http.Re
 		h.render(w, r, s, "product", http.StatusOK, hxPage{Title: pr.Name + " - Cornerstone Held-out", Product: pr})
 	default:
 		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Cornerstone Held-out - 404"})
+	}
+}
+
+// --- headless: a Next.js-style storefront with Sourcepoint
+// (testdata/realshops/headless).
+
+func headlessShop() *realShop {
+	return &realShop{
+		host: "headless.heldout.test", dir: "headless",
+		extra: []string{"cdn.privacy-mgmt.test", "js.stripe.test"},
+		trap: func(r *http.Request) bool {
+			return r.URL.Path == "/api/checkout/complete" || r.URL.Path == "/account/login" && r.Method == http.MethodPost
+		},
+		serve: serveHeadless,
+	}
+}
+
+func hxCartJSON(items []hxProduct) map[string]any {
+	lines := []map[string]string{}
+	for _, it := range items {
+		lines = append(lines, map[string]string{"id": it.ID, "name": it.Name, "price": it.Price})
+	}
+	return map[string]any{"items": lines, "subtotal": hxTotal(items)}
+}
+
+func serveHeadless(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch r.Host {
+	case "cdn.privacy-mgmt.test":
+		w.Header().Set("Access-Control-Allow-Origin", "*")
+		switch {
+		case p == "/wrapper/v2/messages":
+			writeHXJSON(w, http.StatusOK, map[string]any{"messageId": 1234})
+		case p == "/index.html":
+			h.render(w, r, s, "sp", http.StatusOK, hxPage{})
+		case strings.HasPrefix(p, "/wrapper/v2/choice/"):
+			writeHXJSON(w, http.StatusOK, map[string]any{"consentUUID": "hx"})
+		default:
+			h.asset(w, s, path.Base(p))
+		}
+		return
+	case "js.stripe.test":
+		h.render(w, r, s, "stripe", http.StatusOK, hxPage{})
+		return
+	}
+	switch {
+	case strings.HasPrefix(p, "/_next/static/"):
+		h.asset(w, s, path.Base(p))
+	case p == "/_next/image":
+		h.asset(w, s, path.Base(r.URL.Query().Get("url")))
+	case p == "/api/products":
+		var ps []map[string]string
+		for _, pr := range hxCatalog {
+			ps = append(ps, map[string]string{"id": pr.ID, "handle": pr.Handle, "name": pr.Name, "price": pr.Price})
+		}
+		writeHXJSON(w, http.StatusOK, map[string]any{"products": ps})
+	case p == "/api/cart":
+		writeHXJSON(w, http.StatusOK, hxCartJSON(hxCart(r)))
+	case p == "/api/cart/lines" && r.Method == http.MethodPost:
+		var req struct {
+			MerchandiseID string `json:"merchandiseId"`
+			Size          string `json:"size"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil || req.Size == "" || req.Size == "XS" {
+			writeHXJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "choose a size"})
+			return
+		}
+		items, ok := hxAdd(w, r, req.MerchandiseID)
+		if !ok {
+			writeHXJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "unavailable"})
+			return
+		}
+		writeHXJSON(w, http.StatusOK, hxCartJSON(items))
+	case strings.HasPrefix(p, "/api/cart/lines/") && r.Method == http.MethodDelete:
+		http.SetCookie(w, &http.Cookie{Name: "hx_cart", Path: "/", MaxAge: -1})
+		writeHXJSON(w, http.StatusOK, hxCartJSON(nil))
+	case strings.HasPrefix(p, "/api/"):
+		writeHXJSON(w, http.StatusNotFound, map[string]any{"error": "not found"})
+	default:
+		h.render(w, r, s, "shell", http.StatusOK, hxPage{})
 	}
 }

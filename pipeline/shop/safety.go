@@ -11,36 +11,44 @@ import (
 // Item is an actionable element of a page as the page helper (dom.js)
 // reports it. The guard decides on these facts alone.
 type Item struct {
-	Ref      int      `json:"ref"`
-	Tag      string   `json:"tag"`
-	Role     string   `json:"role"`
-	Type     string   `json:"type"`
-	Name     string   `json:"name"`
-	Text     string   `json:"text"`
-	Aria     string   `json:"aria"`
-	Title    string   `json:"title"`
-	Value    string   `json:"value"`
-	NameAttr string   `json:"nameAttr"`
-	ID       string   `json:"id"`
-	Hint     string   `json:"hint"` // id, classes and data attributes
-	Href     string   `json:"href"`
-	Disabled bool     `json:"disabled"`
-	Visible  bool     `json:"visible"`
-	Dialog   bool     `json:"dialog"` // inside a dialog or a fixed overlay
-	Shadow   bool     `json:"shadow"` // inside a shadow root
-	Region   string   `json:"region"` // header, nav, main, footer, aside
-	Card     bool     `json:"card"`   // inside a product card, list item or article
-	Form     *Form    `json:"form"`
-	Captcha  bool     `json:"captcha"`
-	Checked  bool     `json:"checked"`
-	Group    string   `json:"group"`
-	Field    string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
-	Editable bool     `json:"editable"`
-	Options  []Option `json:"options,omitempty"`
+	Ref      int    `json:"ref"`
+	Tag      string `json:"tag"`
+	Role     string `json:"role"`
+	Type     string `json:"type"`
+	Name     string `json:"name"`
+	Text     string `json:"text"`
+	Aria     string `json:"aria"`
+	Title    string `json:"title"`
+	Value    string `json:"value"`
+	NameAttr string `json:"nameAttr"`
+	ID       string `json:"id"`
+	Hint     string `json:"hint"` // id, classes and data attributes
+	Href     string `json:"href"`
+	Disabled bool   `json:"disabled"`
+	Visible  bool   `json:"visible"`
+	Dialog   bool   `json:"dialog"` // inside a dialog or a fixed overlay
+	// DialogName is that dialog's name (or its id and classes).
+	DialogName string   `json:"dialogName"`
+	Shadow     bool     `json:"shadow"` // inside a shadow root
+	Region     string   `json:"region"` // header, nav, main, footer, aside
+	Card       bool     `json:"card"`   // inside a product card, list item or article
+	Form       *Form    `json:"form"`
+	Captcha    bool     `json:"captcha"`
+	Checked    bool     `json:"checked"`
+	Group      string   `json:"group"`
+	Field      string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
+	Editable   bool     `json:"editable"`
+	Options    []Option `json:"options,omitempty"`
+	// Clickable marks an element with no role that acts by a script's
+	// click handler (a React product card): its cursor is a pointer.
+	Clickable bool `json:"clickable"`
 
 	// backend is the DOM node of an element found in the accessibility
 	// tree (shopper B); it is given a ref before any action.
 	backend cdp.BackendNodeID
+	// frame is the child frame the element is in (a consent manager's
+	// iframe); "" for the main frame. Its ref is that frame's helper's.
+	frame cdp.FrameID
 }
 
 // Form is what the guard knows of the form around an element.
@@ -81,6 +89,9 @@ type PageState struct {
 	Dialogs   int      `json:"dialogs"`
 	JSONLD    []string `json:"jsonld"`
 	LineItems int      `json:"lineItems"`
+	// OverlayFrames counts the iframes drawn as overlays (a consent
+	// dialog in a frame).
+	OverlayFrames int `json:"overlayFrames"`
 }
 
 // Reasons the guard refuses an action. Every one is final: no strategy,
