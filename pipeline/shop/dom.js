@@ -298,7 +298,7 @@
     const els = allElements(document.documentElement, [], 20000);
     const st = {url: location.href, title: clip(document.title, 120), ready: document.readyState, headings: [],
       password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0,
-      overlayFrames: 0};
+      overlayFrames: 0, guest: 0};
     for (const el of els) {
       const tag = el.tagName;
       if (/^H[12]$/.test(tag) && st.headings.length < 8 && visible(el)) st.headings.push(clip(el.innerText || el.textContent, 100));
@@ -309,6 +309,8 @@
         const key = (el.name + ' ' + el.id + ' ' + (el.getAttribute('aria-label') || '')).toLowerCase();
         if (/qty|quantity|updates\[/.test(key)) st.lineItems++;
       }
+      if ((tag === 'A' || tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|button)$/i.test(el.type))) &&
+          /\bguest\b/i.test(el.innerText || el.value || '') && /check\s?-?\s?out|continue|proceed/i.test(el.innerText || el.value || '') && visible(el)) st.guest++;
       if (tag === 'IFRAME') {
         if (overlayFrame(el)) st.overlayFrames++;
         const src = el.getAttribute('src') || '';

@@ -256,7 +256,7 @@ func (axFinder) overlay(v view) (control, bool) {
 
 func (axFinder) products(s *session, v view) ([]control, []string) {
 	seen := map[string]bool{}
-	var out, listed []control
+	var out, listed, other []control
 	for _, it := range v.items {
 		if it.Role != "link" || it.Href == "" || it.Region == "nav" || it.Region == "footer" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
@@ -276,13 +276,25 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 			// A link in a list item of the main content: how a product
 			// grid reads when its addresses say nothing ("/cedar-candle/").
 			listed = append(listed, axCtl(it))
+		case it.Region == "main" && !it.Dialog && !reOtherLink.MatchString(it.Name) && !reListing.MatchString(it.Name) &&
+			!reCart.MatchString(it.Name) && !reCheckout.MatchString(it.Name) && !reAdd.MatchString(it.Name):
+			// Any other link of the main content, as a person tabbing
+			// through it meets them: a grid of divs (Salesforce's SFRA)
+			// has no list to say its links are products.
+			other = append(other, axCtl(it))
 		default:
 			continue
 		}
 		seen[key] = true
 	}
-	return append(out, listed...), nil
+	if len(out)+len(listed) > 0 {
+		return append(out, listed...), nil
+	}
+	return other, nil
 }
+
+// reOtherLink names links of the main content that are not products.
+var reOtherLink = regexp.MustCompile(`(?i)^\s*(learn|read|see|discover|find\s+out|more|quick\s*view|wish\s*list|compare|share|reviews?|write|sign|log|skip|back|previous|next|page\s+\d)\b`)
 
 func (axFinder) variant(v view, tried func(control) bool) (control, *Option, bool) {
 	for _, it := range v.items {

@@ -71,3 +71,30 @@ func TestFinderCheckoutControls(t *testing.T) {
 		t.Errorf("checkout controls by ref %v, want %v", got, want)
 	}
 }
+
+// TestFinderOverlayWords: the accept and close controls of consent
+// managers, in their own words.
+func TestFinderOverlayWords(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		accept, close bool
+	}{
+		{"Accept All Cookies", true, false},  // OneTrust #onetrust-accept-btn-handler
+		{"Allow all", true, false},           // Cookiebot
+		{"Accept", true, false},              // Sourcepoint sp_choice_type_11, Shopify's banner
+		{"Agree and Proceed", true, false},   // TrustArc's preference manager (a.call)
+		{"Accept & Close", true, false},      // common banners
+		{"Accept and continue", true, false}, // common banners
+		{"Accept all and pay", false, false}, // never a payment
+		{"Reject All", false, true},          // OneTrust
+		{"Cookies Settings", false, false},   // a settings panel, not a dismissal
+		{"Close", false, true},
+	} {
+		if got := reAccept.MatchString(c.name); got != c.accept {
+			t.Errorf("accept %q = %v, want %v", c.name, got, c.accept)
+		}
+		if got := reClose.MatchString(c.name); got != c.close {
+			t.Errorf("close %q = %v, want %v", c.name, got, c.close)
+		}
+	}
+}

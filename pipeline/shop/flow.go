@@ -61,7 +61,7 @@ var (
 	reAddElsewhere = regexp.MustCompile(`(?i)^\s*(\+\s*)?add\s+(it\s+|this\s+|item\s+)?to\s+(my\s+|your\s+|the\s+|a\s+)?(wish\s*-?\s*lists?|compare|comparison|favou?rites?|registry|collections?|lists?|saved(\s+items)?|boards?|outfits?|looks?)\b`)
 	reCart         = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
 	reCheckout     = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
-	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
+	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)(\s+(and|&)\s+(proceed|continue|close))?\s*[.!]?\s*$`)
 	reClose        = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
 	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
@@ -362,19 +362,30 @@ func productName(v view) string {
 func (s *session) toCheckout(f finder) error {
 	failed := map[string]bool{} // controls that could not be used
 	used := map[string]int{}    // controls used, and how often
-	triedCheckout := false
-	for i := 0; i < 4; i++ {
+	triedCheckout, waited := false, false
+	for i := 0; i < 5; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			break
 		}
-		moved := false
+		if len(f.checkout(v)) == 0 && !waited {
+			// A cart drawer may still be opening (a theme opens it from
+			// a timer after the add): look again in a moment.
+			waited = true
+			if err := s.pause(300 * time.Millisecond); err != nil {
+				break
+			}
+			if v, err = f.look(s); err != nil {
+				break
+			}
+		}
+		moved, attempted := false, false
 		for _, c := range f.checkout(v) {
 			k := c.key()
 			if failed[k] || used[k] >= 2 {
 				continue
 			}
-			triedCheckout = true
+			triedCheckout, attempted = true, true
 			used[k]++
 			if err := s.use(c, "start checkout"); err != nil {
 				if errors.Is(err, errStop) {
@@ -398,6 +409,7 @@ func (s *session) toCheckout(f finder) error {
 				continue
 			}
 			used[k]++
+			attempted = true
 			if err := s.use(c, "open the cart"); err != nil {
 				if errors.Is(err, errStop) {
 					return err
@@ -408,8 +420,8 @@ func (s *session) toCheckout(f finder) error {
 			moved = true
 			break
 		}
-		if !moved {
-			break
+		if !moved && !attempted {
+			break // nothing left to try on this page
 		}
 	}
 	if triedCheckout {

@@ -32,6 +32,7 @@ func heldOutShops() []hxTruth {
 		{lumaShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{cornerstoneShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{headlessShop(), map[Shopper]string{Semantic: cr, Accessibility: nc, WebMCP: nc, Mobile: cr}},
+		{sfraShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 	}
 }
 
@@ -652,5 +653,87 @@ func serveHeadless(h *heldout, s *realShop, w http.ResponseWriter, r *http.Reque
 		writeHXJSON(w, http.StatusNotFound, map[string]any{"error": "not found"})
 	default:
 		h.render(w, r, s, "shell", http.StatusOK, hxPage{})
+	}
+}
+
+// --- sfra: Salesforce B2C Commerce's Storefront Reference Architecture with
+// TrustArc (testdata/realshops/sfra).
+
+const sfraPipeline = "/on/demandware.store/Sites-RefArch-Site/en_US/"
+
+func sfraShop() *realShop {
+	return &realShop{
+		host: "sfra.heldout.test", dir: "sfra",
+		extra: []string{"consent.trustarc.test", "consent-pref.trustarc.test"},
+		trap: func(r *http.Request) bool {
+			p := strings.TrimPrefix(r.URL.Path, sfraPipeline)
+			for _, t := range []string{"Account-Login", "CheckoutServices-", "CheckoutShippingServices-", "EmailSubscribe-"} {
+				if strings.HasPrefix(p, t) && r.Method == http.MethodPost {
+					return true
+				}
+			}
+			return false
+		},
+		serve: serveSFRA,
+	}
+}
+
+var reSFRAProduct = regexp.MustCompile(`^/s/RefArch/[\w-]+/(\d+)\.html$`)
+
+func serveSFRA(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	switch r.Host {
+	case "consent.trustarc.test":
+		h.asset(w, s, "notice.js")
+		return
+	case "consent-pref.trustarc.test":
+		if p == "/preferences/submit" {
+			writeHXJSON(w, http.StatusOK, map[string]any{"ok": true})
+			return
+		}
+		h.render(w, r, s, "trustarc", http.StatusOK, hxPage{})
+		return
+	}
+	switch m := reSFRAProduct.FindStringSubmatch(p); {
+	case strings.HasPrefix(p, "/on/demandware.static/"):
+		h.asset(w, s, path.Base(p))
+	case p == "/":
+		http.Redirect(w, r, "/s/RefArch/home", http.StatusFound)
+	case p == "/s/RefArch/home" || p == "/s/RefArch/new-arrivals/":
+		h.render(w, r, s, "home", http.StatusOK, hxPage{Title: "SFRA Held-out | Home", Query: "Home-Show"})
+	case m != nil:
+		pr, ok := hxFind(m[1])
+		if !ok {
+			h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "SFRA Held-out | Not found"})
+			return
+		}
+		h.render(w, r, s, "product", http.StatusOK, hxPage{Title: pr.Name + " | SFRA Held-out", Product: pr, Query: "Product-Show"})
+	case p == sfraPipeline+"Product-Variation":
+		writeHXJSON(w, http.StatusOK, map[string]any{"product": map[string]any{"id": r.URL.Query().Get("pid"), "readyToOrder": true}})
+	case p == sfraPipeline+"Cart-AddProduct" && r.Method == http.MethodPost:
+		items, ok := hxAdd(w, r, formValue(r, "pid"))
+		if !ok {
+			writeHXJSON(w, http.StatusOK, map[string]any{"error": true, "message": "Unable to add the product to the cart"})
+			return
+		}
+		writeHXJSON(w, http.StatusOK, map[string]any{"error": false, "quantityTotal": len(items), "message": "Product added to cart"})
+	case p == "/s/RefArch/cart":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Sites-RefArch-Site", Query: "Cart-Show"})
+	case p == sfraPipeline+"Checkout-Login":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/s/RefArch/cart", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkoutlogin", http.StatusOK, hxPage{Title: "Sites-RefArch-Site", Query: "Checkout-Login"})
+	case p == sfraPipeline+"Checkout-Begin":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/s/RefArch/cart", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{Title: "Sites-RefArch-Site", Query: "Checkout-Begin"})
+	case p == "/s/RefArch/login":
+		h.render(w, r, s, "login", http.StatusOK, hxPage{Title: "SFRA Held-out | Login", Query: "Login-Show"})
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "SFRA Held-out | Not found"})
 	}
 }

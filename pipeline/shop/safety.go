@@ -92,6 +92,9 @@ type PageState struct {
 	// OverlayFrames counts the iframes drawn as overlays (a consent
 	// dialog in a frame).
 	OverlayFrames int `json:"overlayFrames"`
+	// Guest counts the visible controls that continue as a guest
+	// ("Checkout as Guest", "Continue as guest").
+	Guest int `json:"guest"`
 }
 
 // Reasons the guard refuses an action. Every one is final: no strategy,
@@ -161,6 +164,30 @@ func pathForbidden(u *url.URL) bool {
 	}
 	return compoundHit(u.Path)
 }
+
+// checkoutGate reports a link that says it starts checkout and leads to
+// the page where a checkout asks who is buying: its address names a
+// login only beside the checkout (Salesforce's SFRA sends "Checkout" to
+// Checkout-Login, which offers guest checkout). Following it submits
+// nothing; the password field and the login form there stay forbidden.
+func checkoutGate(it Item, u *url.URL) bool {
+	if !reCheckoutWords.MatchString(it.Name) && !reCheckoutWords.MatchString(it.Text) {
+		return false
+	}
+	checkout := false
+	for _, t := range tokens(u.Path) {
+		switch {
+		case strings.Contains(t, "checkout"):
+			checkout = true
+		case t == "login" || t == "signin":
+		case forbiddenTokens[t]:
+			return false // an order, a payment, an account: never
+		}
+	}
+	return checkout
+}
+
+var reCheckoutWords = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\s*$`)
 
 // isSubmit reports whether clicking the element submits its form.
 func (it Item) isSubmit() bool {
@@ -238,7 +265,7 @@ func Forbidden(it Item) string {
 		}
 		switch strings.ToLower(u.Scheme) {
 		case "http", "https":
-			if pathForbidden(u) {
+			if pathForbidden(u) && !checkoutGate(it, u) {
 				return GuardLink
 			}
 		case "javascript", "":
@@ -306,9 +333,15 @@ var (
 	reSoldOut         = regexp.MustCompile(`(?i)\bsold\s*out\b|\bout\s+of\s+stock\b|\bunavailable\b|\bnotify\s+me\b|\bcoming\s+soon\b`)
 )
 
-// IsLoginWall reports a page that asks for a password and offers no
-// checkout form: the shopper never logs in.
+// IsLoginWall reports a page that asks for a password, offers no
+// checkout form and no way on as a guest: the shopper never logs in.
 func IsLoginWall(st PageState) bool {
+	return loginPage(st) && st.Guest == 0
+}
+
+// loginPage reports a page that asks for a password and has no checkout
+// form: a login page, with or without a guest option.
+func loginPage(st PageState) bool {
 	return st.Password > 0 && st.Card == 0 && st.Address < 2
 }
 
@@ -323,7 +356,7 @@ func IsChallenge(st PageState) bool {
 // A single-page app's checkout view counts. A login wall, a challenge and
 // a cart page (Magento's /checkout/cart) do not.
 func IsCheckoutPage(st PageState) bool {
-	if IsLoginWall(st) || IsChallenge(st) {
+	if loginPage(st) || IsChallenge(st) {
 		return false
 	}
 	u, _ := url.Parse(st.URL)
