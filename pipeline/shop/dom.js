@@ -382,20 +382,34 @@
     await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
     const vv = globalThis.visualViewport;
     const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
     const vw = vv ? vv.width : innerWidth, vh = vv ? vv.height : innerHeight;
-    if (x < ox || y < oy || x > ox + vw || y > oy + vh) return {ok: false, why: 'offscreen'};
-    let hit = document.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
+    // The centre of the box, else of the element's own line boxes, largest
+    // first: a link that wraps over two lines (or holds an image still
+    // loading) has a box whose centre lies between them, on its parent.
+    const spots = [[r.left + r.width / 2, r.top + r.height / 2]];
+    const rects = [...el.getClientRects()].filter(q => q.width >= 1 && q.height >= 1);
+    if (rects.length > 1) {
+      rects.sort((a, b) => b.width * b.height - a.width * a.height);
+      for (const q of rects.slice(0, 4)) spots.push([q.left + q.width / 2, q.top + q.height / 2]);
     }
-    const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
-      (el.tagName === 'LABEL' && el.control === hit));
-    return {ok: lands, why: lands ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
+    let seen = false;
+    for (const [x, y] of spots) {
+      if (x < ox || y < oy || x > ox + vw || y > oy + vh) continue;
+      seen = true;
+      let hit = document.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
+        (el.tagName === 'LABEL' && el.control === hit));
+      if (lands) return {ok: true, why: '', x: (x - ox) * sc, y: (y - oy) * sc};
+    }
+    if (!seen) return {ok: false, why: 'offscreen'};
+    return {ok: false, why: 'covered', x: (spots[0][0] - ox) * sc, y: (spots[0][1] - oy) * sc};
   }
 
   function describe(i) {

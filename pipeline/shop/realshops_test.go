@@ -33,6 +33,7 @@ func heldOutShops() []hxTruth {
 		{cornerstoneShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{headlessShop(), map[Shopper]string{Semantic: cr, Accessibility: nc, WebMCP: nc, Mobile: cr}},
 		{sfraShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
+		{mcpbShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: cr, Mobile: cr}},
 	}
 }
 
@@ -735,5 +736,75 @@ func serveSFRA(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) 
 		h.render(w, r, s, "login", http.StatusOK, hxPage{Title: "SFRA Held-out | Login", Query: "Login-Show"})
 	default:
 		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "SFRA Held-out | Not found"})
+	}
+}
+
+// --- mcpb: a small store offering WebMCP tools with provideContext
+// (testdata/realshops/mcpb).
+
+func mcpbShop() *realShop {
+	return &realShop{
+		host: "mcpb.heldout.test", dir: "mcpb",
+		trap: func(r *http.Request) bool {
+			return r.Method == http.MethodPost && (r.URL.Path == "/orders" || strings.HasPrefix(r.URL.Path, "/account"))
+		},
+		serve: serveMCPB,
+	}
+}
+
+func serveMCPB(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+	p := r.URL.Path
+	cartJSON := func(items []hxProduct) map[string]any {
+		m := hxCartJSON(items)
+		m["count"] = len(items)
+		return m
+	}
+	switch {
+	case strings.HasPrefix(p, "/js/") || strings.HasPrefix(p, "/img/"):
+		h.asset(w, s, path.Base(p))
+	case p == "/" || p == "/shop":
+		h.render(w, r, s, "index", http.StatusOK, hxPage{Title: "Fieldnotes Goods"})
+	case strings.HasPrefix(p, "/products/"):
+		pr, ok := hxFind(strings.TrimPrefix(p, "/products/"))
+		if !ok {
+			h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Not found – Fieldnotes Goods"})
+			return
+		}
+		h.render(w, r, s, "product", http.StatusOK, hxPage{Title: pr.Name + " – Fieldnotes Goods", Product: pr})
+	case p == "/cart/items" && r.Method == http.MethodPost:
+		hxAdd(w, r, formValue(r, "product_id"))
+		http.Redirect(w, r, "/cart", http.StatusSeeOther)
+	case p == "/cart":
+		h.render(w, r, s, "cart", http.StatusOK, hxPage{Title: "Cart – Fieldnotes Goods"})
+	case p == "/checkout":
+		if len(hxCart(r)) == 0 {
+			http.Redirect(w, r, "/cart", http.StatusFound)
+			return
+		}
+		h.render(w, r, s, "checkout", http.StatusOK, hxPage{})
+	case p == "/api/products":
+		var ps []map[string]any
+		for _, pr := range hxCatalog {
+			ps = append(ps, map[string]any{"id": pr.ID, "name": pr.Name, "price": pr.Price, "available": !pr.SoldOut})
+		}
+		writeHXJSON(w, http.StatusOK, map[string]any{"products": ps})
+	case p == "/api/cart" && r.Method == http.MethodPost:
+		var req struct {
+			ProductID string `json:"product_id"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 4096)).Decode(&req); err != nil {
+			writeHXJSON(w, http.StatusBadRequest, map[string]any{"error": "bad request"})
+			return
+		}
+		items, ok := hxAdd(w, r, req.ProductID)
+		if !ok {
+			writeHXJSON(w, http.StatusUnprocessableEntity, map[string]any{"error": "unavailable"})
+			return
+		}
+		writeHXJSON(w, http.StatusOK, cartJSON(items))
+	case p == "/api/cart":
+		writeHXJSON(w, http.StatusOK, cartJSON(hxCart(r)))
+	default:
+		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Not found – Fieldnotes Goods"})
 	}
 }

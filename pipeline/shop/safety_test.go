@@ -130,6 +130,25 @@ func TestForbiddenTool(t *testing.T) {
 	if !forbiddenTool("finish", "Place the order and pay with the saved card") {
 		t.Error("a tool described as placing an order is not forbidden")
 	}
+	// A tool that opens the checkout page, described by what the page
+	// holds (testdata/realshops/mcpb, the MCP-B way), is not paying; one
+	// described as completing, paying or charging is.
+	for _, c := range []struct {
+		name, description string
+		want              bool
+	}{
+		{"goToCheckout", "Open the checkout page to enter shipping and payment details", false},
+		{"checkout", "Go to checkout", false},
+		{"checkout", "Checks out and pays with the saved card", true},
+		{"checkout", "Completes the checkout", true},
+		{"checkout", "Places the order", true},
+		{"startCheckout", "Charge the customer's card", true},
+		{"checkout", "Purchase the items in the cart", true},
+	} {
+		if got := forbiddenTool(c.name, c.description); got != c.want {
+			t.Errorf("forbiddenTool(%q, %q) = %v, want %v", c.name, c.description, got, c.want)
+		}
+	}
 }
 
 func TestCheckoutPages(t *testing.T) {
