@@ -256,8 +256,17 @@ func (axFinder) overlay(v view) (control, bool) {
 
 func (axFinder) products(s *session, v view) ([]control, []string) {
 	seen := map[string]bool{}
-	var out, listed, other []control
+	var out, listed, other, buttons []control
 	for _, it := range v.items {
+		if it.Role == "button" && it.Card && it.Region == "main" && !it.Dialog && it.Type == "" && productWords(it.Name) {
+			// A button named after a product in a list item or article
+			// of the main content: a tile whose title routes by script.
+			if !seen["button\x00"+it.Name] && len(buttons) < 8 {
+				seen["button\x00"+it.Name] = true
+				buttons = append(buttons, axCtl(it))
+			}
+			continue
+		}
 		if it.Role != "link" || it.Href == "" || it.Region == "nav" || it.Region == "footer" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
 		}
@@ -288,9 +297,9 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 		seen[key] = true
 	}
 	if len(out)+len(listed) > 0 {
-		return append(out, listed...), nil
+		return append(append(out, listed...), buttons...), nil
 	}
-	return other, nil
+	return append(buttons, other...), nil
 }
 
 // reOtherLink names links of the main content that are not products.

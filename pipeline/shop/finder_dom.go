@@ -156,11 +156,20 @@ func scriptCard(it Item) bool {
 	if !it.Visible || Forbidden(it) != "" || it.Region == "nav" || it.Region == "header" || it.Region == "footer" || it.Dialog {
 		return false
 	}
-	if !it.Clickable && !(it.Role == "link" && it.Href == "" && it.Card) {
+	cardButton := it.Tag == "button" && it.Card && it.Form == nil && it.Type != "radio" && it.Role == ""
+	if !it.Clickable && !(it.Role == "link" && it.Href == "" && it.Card) && !cardButton {
 		return false
 	}
-	name := label(it)
-	return name != "" && !reAdd.MatchString(name) && !reCart.MatchString(name) && !reCheckout.MatchString(name) && !reListing.MatchString(name)
+	return productWords(label(it))
+}
+
+// productWords reports a name that could be a product's: not the words of
+// another action (add, cart, checkout, a catalogue, quick view, a wish
+// list, a consent dialog).
+func productWords(name string) bool {
+	return strings.TrimSpace(name) != "" && !reAdd.MatchString(name) && !reCart.MatchString(name) && !reCheckout.MatchString(name) &&
+		!reListing.MatchString(name) && !reOtherLink.MatchString(name) && !reAccept.MatchString(name) && !reClose.MatchString(name) &&
+		!reSoldOut.MatchString(name)
 }
 
 func placeholder(o Option) bool {

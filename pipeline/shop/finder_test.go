@@ -1,6 +1,8 @@
 package shop
 
 import (
+	"fmt"
+	"net/url"
 	"testing"
 )
 
@@ -96,5 +98,34 @@ func TestFinderOverlayWords(t *testing.T) {
 		if got := reClose.MatchString(c.name); got != c.close {
 			t.Errorf("close %q = %v, want %v", c.name, got, c.close)
 		}
+	}
+}
+
+// TestFinderScriptCards: product cards that open their product by script
+// are product controls for A after every link: a div with a click handler
+// (a React card), a button named after the product in a card (a tile's
+// title routed by onClick); quick views, wish lists, add buttons and
+// anything outside the main content are not.
+func TestFinderScriptCards(t *testing.T) {
+	s := &session{}
+	u, _ := url.Parse("https://shop.example/")
+	s.origin = u
+	v := view{st: PageState{URL: "https://shop.example/"}, items: []Item{
+		{Ref: 1, Tag: "div", Name: "Linen Shirt $48.00", Visible: true, Clickable: true, Region: "main"},
+		{Ref: 2, Tag: "div", Name: "Free shipping", Visible: true, Clickable: true, Region: "header"},
+		{Ref: 3, Tag: "button", Name: "Canvas Tote", Visible: true, Card: true, Region: "main"},
+		{Ref: 4, Tag: "button", Name: "Quick view", Visible: true, Card: true, Region: "main"},
+		{Ref: 5, Tag: "button", Name: "Add to wishlist", Visible: true, Card: true, Region: "main"},
+		{Ref: 6, Tag: "button", Name: "Add to cart", Visible: true, Card: true, Region: "main", Form: &Form{Action: "https://shop.example/cart/add"}},
+		{Ref: 7, Tag: "a", Name: "Wool Beanie", Href: "https://shop.example/products/wool-beanie", Visible: true, Card: true, Region: "main"},
+		{Ref: 8, Tag: "button", Name: "M", Type: "radio", Group: "Size", Visible: true, Card: true, Region: "main"},
+	}}
+	ctls, _ := (domFinder{}).products(s, v)
+	var got []int
+	for _, c := range ctls {
+		got = append(got, c.item.Ref)
+	}
+	if want := []int{7, 1, 3}; fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("product controls by ref %v, want %v (the link, then the card, then the button)", got, want)
 	}
 }

@@ -131,7 +131,7 @@ func (h *heldout) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		host = host[:i]
 	}
 	if os.Getenv("SVC_HX_DEBUG") != "" {
-		fmt.Fprintf(os.Stderr, "hx %s %s%s %s\n", r.Method, host, r.URL.RequestURI(), r.Header.Get("User-Agent")[:12])
+		fmt.Fprintf(os.Stderr, "hx %s %s%s\n", r.Method, host, r.URL.RequestURI())
 	}
 	s, ok := h.byHost[host]
 	if !ok {

@@ -31,7 +31,7 @@ func heldOutShops() []hxTruth {
 		{wooShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{lumaShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{cornerstoneShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
-		{headlessShop(), map[Shopper]string{Semantic: cr, Accessibility: nc, WebMCP: nc, Mobile: cr}},
+		{headlessShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{sfraShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: nc, Mobile: cr}},
 		{mcpbShop(), map[Shopper]string{Semantic: cr, Accessibility: cr, WebMCP: cr, Mobile: cr}},
 	}

@@ -37,8 +37,12 @@ ${cart.items.length ? '<ul class="bag-lines">' + items + '</ul><p>Subtotal ' + m
 <section aria-label="Best sellers"><h2 style="padding:0 24px">Best sellers</h2><div class="grid">${products.map(card).join('')}</div></section>`;
     },
     collection(handle) {
+      // The product list page's tiles: the title is a button that routes
+      // to the product (router.push in its onClick), not a link.
       document.title = 'New arrivals – Headless Held-out';
-      return `<h1 style="padding:0 24px">New arrivals</h1><div class="grid">${products.map(card).join('')}</div>`;
+      return `<h1 style="padding:0 24px">New arrivals</h1><div class="grid">${products.map((p) => `<article class="product-tile">
+<img src="/_next/image?url=${encodeURIComponent('/' + p.handle + '.svg')}&w=640" alt="" width="400" height="400" loading="lazy">
+<h3><button type="button" class="tile-title" data-action="open-product" data-handle="${p.handle}">${esc(p.name)}</button></h3><p>${money(p.price)}</p></article>`).join('')}</div>`;
     },
     product(handle) {
       const p = products.find((x) => x.handle === handle);
@@ -114,6 +118,7 @@ ${cart.items.length ? '<ul class="bag-lines">' + items + '</ul><p>Subtotal ' + m
             setTimeout(() => openBag(true), 30);
           });
         break;
+      case 'open-product': navigate('/products/' + act.dataset.handle); break;
       case 'open-bag': openBag(true); break;
       case 'close-bag': openBag(false); break;
       case 'checkout': navigate('/checkout'); break;
