@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
@@ -806,5 +807,42 @@ func serveMCPB(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) 
 		writeHXJSON(w, http.StatusOK, cartJSON(hxCart(r)))
 	default:
 		h.render(w, r, s, "notfound", http.StatusNotFound, hxPage{Title: "Not found – Fieldnotes Goods"})
+	}
+}
+
+// TestServeHeldOutShops serves the held-out shops for a manual run of the
+// contract command, when SVC_HELDOUT_SERVE names a directory: it writes the
+// CA there (ca.pem), prints the address, and serves for
+// SVC_HELDOUT_SERVE_FOR (default 10m) or until the test's deadline:
+//
+//	SVC_HELDOUT_SERVE=/tmp/hx go test -run TestServeHeldOutShops -v ./pipeline/shop/ &
+//	svc shop https://dawn.heldout.test/ --shopper A --json --fixture-addr ADDR --fixture-ca /tmp/hx/ca.pem
+func TestServeHeldOutShops(t *testing.T) {
+	dir := os.Getenv("SVC_HELDOUT_SERVE")
+	if dir == "" {
+		t.Skip("set SVC_HELDOUT_SERVE to a directory to serve the held-out shops")
+	}
+	var shops []*realShop
+	for _, tr := range heldOutShops() {
+		shops = append(shops, tr.shop)
+	}
+	h := newHeldout(t, shops)
+	if err := os.WriteFile(filepath.Join(dir, "ca.pem"), h.caPEM, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := 10 * time.Minute
+	if v, err := time.ParseDuration(os.Getenv("SVC_HELDOUT_SERVE_FOR")); err == nil {
+		d = v
+	}
+	fmt.Printf("held-out shops at --fixture-addr %s --fixture-ca %s\n", h.addr(), filepath.Join(dir, "ca.pem"))
+	for _, s := range shops {
+		fmt.Printf("  https://%s/\n", s.host)
+	}
+	select {
+	case <-time.After(d):
+	case <-t.Context().Done():
+	}
+	if traps := h.Traps(); len(traps) > 0 {
+		t.Errorf("traps were touched: %v", traps)
 	}
 }
