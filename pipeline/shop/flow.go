@@ -391,7 +391,7 @@ func (s *session) toCheckout(f finder) error {
 				if errors.Is(err, errStop) {
 					return err
 				}
-				failed[k] = true
+				failed[k] = !errors.Is(err, errCovered) // a late overlay may be gone next time
 				continue
 			}
 			if s.offBrand() {
@@ -405,7 +405,7 @@ func (s *session) toCheckout(f finder) error {
 		}
 		for _, c := range f.cart(v) {
 			k := c.key()
-			if failed[k] || used[k] >= 1 {
+			if failed[k] || used[k] >= 2 {
 				continue
 			}
 			used[k]++
@@ -414,7 +414,7 @@ func (s *session) toCheckout(f finder) error {
 				if errors.Is(err, errStop) {
 					return err
 				}
-				failed[k] = true
+				failed[k] = !errors.Is(err, errCovered)
 				continue
 			}
 			moved = true
