@@ -21,7 +21,11 @@
 // account endpoints, and every state-changing request once a checkout page
 // is reached. A run stops at the first checkout page, and no checkout
 // address is ever recorded: step URLs lose their query and fragment, and
-// a checkout page's address is withheld.
+// a checkout page's address is withheld. The one link into an account
+// address a shopper follows is a checkout's own login gate, from a
+// control that says Checkout (Salesforce SFRA's Checkout-Login): it
+// submits nothing, and a gate that offers guest checkout is passed as a
+// guest.
 //
 // What counts, in order: a wall, challenge or 5xx before the cart is
 // blocked or error; once the page verifiably shows the cart holding the

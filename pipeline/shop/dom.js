@@ -44,12 +44,21 @@
     return null;
   }
 
+  // visible reports an element a person could see on the page (scrolling
+  // if need be): it has a size, nothing above it hides it, and it is not
+  // parked where no scrolling reaches (left: -999em) or clipped to a pixel
+  // (screen-reader text, a hover menu waiting for its hover).
   function visible(el) {
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return false;
+    if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return false;
     for (let e = el; e; e = parentOf(e)) {
       const s = getComputedStyle(e);
       if (s.display === 'none' || s.visibility === 'hidden' || s.visibility === 'collapse' || +s.opacity === 0) return false;
+      if (e !== el && s.overflow !== 'visible') {
+        const pr = e.getBoundingClientRect();
+        if (pr.width <= 1 || pr.height <= 1) return false;
+      }
     }
     return true;
   }
@@ -166,7 +175,7 @@
     });
   }
 
-  const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]';
+  const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]:not([tabindex^="-"])';
 
   function register(el) {
     let i = refs.indexOf(el);
@@ -182,22 +191,32 @@
       name: nameOf(el), text: clip(el.innerText || el.textContent, 120), aria: ariaName(el), title: clip(el.title, 80),
       value: tag === 'input' ? clip(el.value, 80) : '', nameAttr: clip(el.getAttribute('name'), 80),
       id: clip(el.id, 80), hint: hint(el), href: '', disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
-      visible: visible(el), dialog: !!dialogOf(el), shadow: inShadow(el), region: region(el), card: cardOf(el),
+      visible: visible(el), dialog: false, dialogName: '', shadow: inShadow(el), region: region(el), card: cardOf(el),
       form: formFacts(form), captcha: captchaNear(el), checked: !!el.checked, group: '',
       field: ['input', 'select', 'textarea'].includes(tag) ? fieldKind(el) : '', editable: !!el.isContentEditable,
     };
+    const dlg = dialogOf(el);
+    if (dlg) {
+      it.dialog = true;
+      it.dialogName = clip(ariaName(dlg) || hint(dlg), 120);
+    }
     if (tag === 'a' && el.href) it.href = clip(String(el.href), 300);
     if (tag === 'input' && (it.type === 'radio' || it.type === 'checkbox')) it.group = clip(el.name, 80);
-    // ARIA radios and toggle buttons (swatches) in a named group.
+    // ARIA radios, toggle buttons and listbox options (swatches) in a
+    // named group: Magento's swatches are role=option in a role=listbox
+    // named by aria-labelledby.
     const ariaChecked = el.getAttribute('aria-checked'), ariaPressed = el.getAttribute('aria-pressed');
-    if (tag !== 'input' && (it.role === 'radio' || (ariaPressed !== null && tag === 'button'))) {
-      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' || e.tagName === 'FIELDSET' ||
-        /swatch|variant|option|size|colou?r/i.test(hint(e))));
+    const option = it.role === 'option' && !el.closest('select, datalist, [role=combobox]');
+    if (tag !== 'input' && (it.role === 'radio' || option || (ariaPressed !== null && tag === 'button'))) {
+      const g = closestDeep(parentOf(el) || el, e => e.getAttribute && (e.getAttribute('role') === 'radiogroup' || e.getAttribute('role') === 'group' ||
+        e.getAttribute('role') === 'listbox' || e.tagName === 'FIELDSET' || /swatch|variant|option|size|colou?r/i.test(hint(e))));
       if (g) {
         const legend = g.querySelector && g.querySelector('legend');
         it.type = 'radio';
-        it.group = clip(g.getAttribute('aria-label') || (legend && legend.textContent) || hint(g), 80);
-        it.checked = ariaChecked === 'true' || ariaPressed === 'true';
+        it.group = clip(ariaName(g) || (legend && legend.textContent) || hint(g), 80);
+        it.checked = ariaChecked === 'true' || ariaPressed === 'true' || (option && el.getAttribute('aria-selected') === 'true');
+        // A swatch marked unavailable by attribute or class only.
+        it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');
       }
     }
     if (tag === 'label') {
@@ -210,14 +229,32 @@
     return it;
   }
 
+  // clickableCard reports an element that acts as a link only through a
+  // script's click handler, as a product card of a React storefront does
+  // (a div with cursor: pointer and the handler on the app's root): the
+  // outermost pointer element holding an image or a heading and no link
+  // or button of its own.
+  const CARD_TAGS = {DIV: 1, LI: 1, ARTICLE: 1, SECTION: 1, FIGURE: 1};
+  function clickableCard(el) {
+    if (!CARD_TAGS[el.tagName] || !el.firstElementChild) return false;
+    if (getComputedStyle(el).cursor !== 'pointer') return false;
+    const p = parentOf(el);
+    if (p && p.nodeType === 1 && getComputedStyle(p).cursor === 'pointer') return false;
+    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
+    const t = (el.innerText || '').trim();
+    return t.length > 0 && t.length <= 300;
+  }
+
   function snapshot() {
     const els = allElements(document.documentElement, [], 20000);
     const out = [];
     for (const el of els) {
       if (out.length >= MAX_ITEMS) break;
-      if (!el.matches || !el.matches(ACTIONABLE)) continue;
+      const card = !(el.matches && el.matches(ACTIONABLE)) && clickableCard(el);
+      if (!card && !(el.matches && el.matches(ACTIONABLE))) continue;
       const it = item(el);
       if (!it.visible && it.tag !== 'select') continue;
+      it.clickable = card;
       out.push(it);
     }
     return out;
@@ -226,20 +263,30 @@
   // cartCount reads the number on a cart badge or a cart link: "Cart (2)",
   // aria-label "Cart, 2 items", or a count element named like a cart badge.
   // Prices are not counts.
+  // spaced is an element's text with a space between its elements' texts
+  // ("1" and "1 item" in two spans read "1 1 item", not "11 item").
+  function spaced(el) {
+    const parts = [];
+    const w = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = w.nextNode(); n && parts.length < 50; n = w.nextNode()) parts.push(n.nodeValue);
+    return parts.join(' ').replace(/\s+/g, ' ').trim();
+  }
+
   function cartCount(els) {
     let best = null;
     const take = n => { if (n >= 0 && n < 1000 && (best === null || n > best)) best = n; };
     for (const el of els) {
       const h = hint(el).toLowerCase();
       if (/(cart|bag|basket|trolley)[-_]?(count|badge|qty|quantity|number|bubble|indicator)|(count|badge|bubble)[-_]?(cart|bag|basket)/.test(h)) {
-        const t = (el.textContent || '').trim();
-        if (/^\d{1,3}$/.test(t)) take(+t);
+        const t = spaced(el);
+        const m = t.match(/^(\d{1,3})$/) || t.match(/(?:^|\s)(\d{1,3})\s+items?\b/i);
+        if (m) take(+m[1]);
         continue;
       }
       const aria = (el.getAttribute('aria-label') || '').toLowerCase();
       const href = (el.getAttribute('href') || '').toLowerCase();
       if ((el.tagName === 'A' || el.tagName === 'BUTTON') && (/cart|bag|basket|trolley/.test(aria) || /\/(cart|bag|basket)(\/|$|\?)/.test(href) || /cart-(link|toggle|icon)/.test(h))) {
-        const s = aria + ' ' + (el.textContent || '').toLowerCase();
+        const s = aria + ' ' + spaced(el).toLowerCase();
         const m = s.match(/(\d{1,3})\s+items?\b/) || s.match(/\((\d{1,3})\)/) || s.match(/(?:cart|bag|basket)[^\d$€£]{0,3}(\d{1,3})\b(?![.,]\d)/);
         if (m) take(+m[1]);
       }
@@ -250,7 +297,8 @@
   function state() {
     const els = allElements(document.documentElement, [], 20000);
     const st = {url: location.href, title: clip(document.title, 120), ready: document.readyState, headings: [],
-      password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0};
+      password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0,
+      overlayFrames: 0, guest: 0};
     for (const el of els) {
       const tag = el.tagName;
       if (/^H[12]$/.test(tag) && st.headings.length < 8 && visible(el)) st.headings.push(clip(el.innerText || el.textContent, 100));
@@ -261,7 +309,10 @@
         const key = (el.name + ' ' + el.id + ' ' + (el.getAttribute('aria-label') || '')).toLowerCase();
         if (/qty|quantity|updates\[/.test(key)) st.lineItems++;
       }
+      if ((tag === 'A' || tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|button)$/i.test(el.type))) &&
+          /\bguest\b/i.test(el.innerText || el.value || '') && /check\s?-?\s?out|continue|proceed/i.test(el.innerText || el.value || '') && visible(el)) st.guest++;
       if (tag === 'IFRAME') {
+        if (overlayFrame(el)) st.overlayFrames++;
         const src = el.getAttribute('src') || '';
         if (/recaptcha|hcaptcha|challenges\.cloudflare|turnstile|captcha/i.test(src)) st.captcha = true;
         if (/card|payment|stripe|braintree|adyen/i.test(src + ' ' + (el.name || '') + ' ' + (el.title || ''))) st.card++;
@@ -278,24 +329,87 @@
     return st;
   }
 
+  // settled waits (at most a second) for the animations and transitions
+  // running on the element or around it to finish: a drawer sliding in
+  // would move its button between reading its place and clicking there.
+  async function settled(el) {
+    const moving = document.getAnimations().filter(a => {
+      const t = a.effect && a.effect.target;
+      const timing = a.effect && a.effect.getComputedTiming ? a.effect.getComputedTiming() : null;
+      return a.playState === 'running' && t && t.nodeType === 1 && (t === el || t.contains(el)) && timing && Number.isFinite(timing.endTime);
+    });
+    if (moving.length) await Promise.race([Promise.allSettled(moving.map(a => a.finished)), new Promise(r => setTimeout(r, 1000))]);
+  }
+
+  // overlayFrame reports an iframe drawn as an overlay (a consent manager's
+  // dialog in a frame, as Sourcepoint and TrustArc draw theirs): visible,
+  // and inside a dialog or fixed layer or covering much of the screen.
+  function overlayFrame(el) {
+    if (el.tagName !== 'IFRAME' || !visible(el)) return false;
+    const r = el.getBoundingClientRect();
+    const big = r.width * r.height >= 0.3 * innerWidth * innerHeight;
+    return !!dialogOf(el) || big;
+  }
+
+  // framePoint maps a point of the document in the iframe el (its own
+  // viewport's coordinates) to the visual viewport of this document, and
+  // reports whether a click there lands on the iframe (not on something
+  // drawn over it).
+  function framePoint(el, fx, fy) {
+    if (!el || !el.isConnected) return {ok: false, why: 'gone'};
+    const r0 = el.getBoundingClientRect();
+    if (r0.bottom < 0 || r0.top > innerHeight || r0.right < 0 || r0.left > innerWidth) el.scrollIntoView({block: 'center', inline: 'center'});
+    const r = el.getBoundingClientRect();
+    const cs = getComputedStyle(el);
+    const x = r.left + el.clientLeft + parseFloat(cs.paddingLeft || '0') + fx;
+    const y = r.top + el.clientTop + parseFloat(cs.paddingTop || '0') + fy;
+    const hit = document.elementFromPoint(x, y);
+    const vv = globalThis.visualViewport;
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
+    return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
+  }
+
   // point scrolls the element into view and reports its centre, and
-  // whether a click there lands on it (not on an overlay above it).
-  function point(i) {
+  // whether a click there lands on it (not on an overlay above it). The
+  // centre is given in the visual viewport's coordinates, where the
+  // browser's input events land: on a phone a page wider than the screen
+  // scrolls the visual viewport, not the layout viewport the element's
+  // box is measured in.
+  async function point(i) {
     const el = refs[i];
     if (!el || !el.isConnected) return {ok: false, why: 'gone'};
     el.scrollIntoView({block: 'center', inline: 'center'});
+    await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
-    const x = r.left + r.width / 2, y = r.top + r.height / 2;
-    let hit = document.elementFromPoint(x, y);
-    while (hit && hit.shadowRoot) {
-      const inner = hit.shadowRoot.elementFromPoint(x, y);
-      if (!inner || inner === hit) break;
-      hit = inner;
+    const vv = globalThis.visualViewport;
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
+    const vw = vv ? vv.width : innerWidth, vh = vv ? vv.height : innerHeight;
+    // The centre of the box, else of the element's own line boxes, largest
+    // first: a link that wraps over two lines (or holds an image still
+    // loading) has a box whose centre lies between them, on its parent.
+    const spots = [[r.left + r.width / 2, r.top + r.height / 2]];
+    const rects = [...el.getClientRects()].filter(q => q.width >= 1 && q.height >= 1);
+    if (rects.length > 1) {
+      rects.sort((a, b) => b.width * b.height - a.width * a.height);
+      for (const q of rects.slice(0, 4)) spots.push([q.left + q.width / 2, q.top + q.height / 2]);
     }
-    const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
-      (el.tagName === 'LABEL' && el.control === hit));
-    return {ok: lands, why: lands ? '' : 'covered', x, y};
+    let seen = false;
+    for (const [x, y] of spots) {
+      if (x < ox || y < oy || x > ox + vw || y > oy + vh) continue;
+      seen = true;
+      let hit = document.elementFromPoint(x, y);
+      while (hit && hit.shadowRoot) {
+        const inner = hit.shadowRoot.elementFromPoint(x, y);
+        if (!inner || inner === hit) break;
+        hit = inner;
+      }
+      const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
+        (el.tagName === 'LABEL' && el.control === hit));
+      if (lands) return {ok: true, why: '', x: (x - ox) * sc, y: (y - oy) * sc};
+    }
+    if (!seen) return {ok: false, why: 'offscreen'};
+    return {ok: false, why: 'covered', x: (spots[0][0] - ox) * sc, y: (spots[0][1] - oy) * sc};
   }
 
   function describe(i) {
@@ -356,5 +470,5 @@
     return {key: cur, items: snapshot()};
   }
 
-  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf};
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, overlayFrame, framePoint};
 })

@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/chromedp/cdproto/accessibility"
+	"github.com/chromedp/cdproto/cdp"
 )
 
 // axFinder is shopper B's way of seeing a page: the accessibility tree
@@ -87,6 +89,17 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
 	}
+	its, consentFrames := axItems(nodes)
+	v := view{st: st, items: its}
+	if len(consentFrames) > 0 {
+		v.frameItems = s.consentFrameItems(consentFrames)
+	}
+	return v, nil
+}
+
+// axItems turns an accessibility tree into the items B acts on, and lists
+// the iframes (their DOM nodes) named like a consent dialog.
+func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.BackendNodeID) {
 	byID := make(map[accessibility.NodeID]*accessibility.Node, len(nodes))
 	for _, n := range nodes {
 		byID[n.NodeID] = n
@@ -99,16 +112,27 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		return false
 	}
-	var its []Item
 	for _, n := range nodes {
 		role := axString(n.Role)
 		name := strings.TrimSpace(axString(n.Name))
+		if role == "Iframe" && !n.Ignored && n.BackendDOMNodeID != 0 && len(consentFrames) < 4 {
+			// A consent manager's dialog in a frame (Sourcepoint's "SP
+			// Consent Message", TrustArc's "TrustArc Cookie Consent
+			// Manager"): named so, or inside a consent dialog.
+			consent := reConsentName.MatchString(name) || ancestors(n, func(r, nm string) bool {
+				return reConsentName.MatchString(nm) && (r == "dialog" || r == "alertdialog" || r == "region")
+			})
+			if consent {
+				consentFrames = append(consentFrames, n.BackendDOMNodeID)
+			}
+		}
 		if n.Ignored || !axRoles[role] || name == "" || n.BackendDOMNodeID == 0 {
 			continue
 		}
 		it := Item{Ref: -1, Role: role, Name: clipText(name, 160), Visible: true,
-			Disabled: axBool(n, accessibility.PropertyNameDisabled), Checked: axBool(n, accessibility.PropertyNameChecked),
-			backend: n.BackendDOMNodeID}
+			Disabled: axBool(n, accessibility.PropertyNameDisabled),
+			Checked:  axBool(n, accessibility.PropertyNameChecked) || role == "option" && axBool(n, accessibility.PropertyNameSelected),
+			backend:  n.BackendDOMNodeID}
 		if _, ok := axProp(n, accessibility.PropertyNamePressed); ok && role == "button" {
 			it.Type = "toggle" // a swatch: chosen like a radio
 			it.Checked = axBool(n, accessibility.PropertyNamePressed)
@@ -117,9 +141,17 @@ func (axFinder) look(s *session) (view, error) {
 			it.Href = axString(v)
 		}
 		ancestors(n, func(r, nm string) bool {
+			if reConsentName.MatchString(nm) {
+				// A consent banner is an overlay to dismiss whatever its
+				// role: OneTrust's is a region named "Cookie banner".
+				it.Dialog = true
+			}
 			switch r {
 			case "dialog", "alertdialog":
 				it.Dialog = true
+				if it.DialogName == "" {
+					it.DialogName = nm
+				}
 			case "banner":
 				if it.Region == "" {
 					it.Region = "header"
@@ -142,6 +174,11 @@ func (axFinder) look(s *session) (view, error) {
 				if it.Group == "" && (r == "radiogroup" || reVariant.MatchString(nm)) {
 					it.Group = nm
 				}
+			case "listbox":
+				// Swatches as options of a named listbox (Magento).
+				if it.Group == "" && role == "option" {
+					it.Group, it.Type = nm, "listbox-option"
+				}
 			}
 			return false
 		})
@@ -150,7 +187,39 @@ func (axFinder) look(s *session) (view, error) {
 		}
 		its = append(its, it)
 	}
-	return view{st: st, items: its}, nil
+	return its, consentFrames
+}
+
+// consentFrameItems reads the accessibility trees of the child frames
+// drawn in the iframes consent, with their items marked as in a dialog.
+func (s *session) consentFrameItems(consent []cdp.BackendNodeID) []Item {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	frames, err := s.page.Frames(ctx)
+	if err != nil {
+		return nil
+	}
+	var out []Item
+	for _, f := range frames {
+		want := false
+		for _, b := range consent {
+			want = want || b == f.Owner
+		}
+		if !want || reNotConsentFrame.MatchString(f.URL) {
+			continue
+		}
+		nodes, err := s.page.AXTreeIn(ctx, f.ID)
+		if err != nil {
+			continue
+		}
+		s.rememberFrame(f)
+		its, _ := axItems(nodes)
+		for _, it := range its {
+			it.frame, it.Dialog = f.ID, true
+			out = append(out, it)
+		}
+	}
+	return out
 }
 
 // axOptions lists the options under a combobox, in order.
@@ -178,18 +247,21 @@ func axOptions(n *accessibility.Node, byID map[accessibility.NodeID]*accessibili
 	return out
 }
 
+// reConsentName names a consent or cookie banner.
+var reConsentName = regexp.MustCompile(`(?i)cookie|consent|privacy|gdpr`)
+
 func axCtl(it Item) control { return control{item: it, role: it.Role, name: it.Name} }
 
 func (axFinder) overlay(v view) (control, bool) {
 	var closeCtl *Item
-	for _, it := range v.items {
+	for _, it := range append(v.items[:len(v.items):len(v.items)], v.frameItems...) {
 		if !it.Dialog || it.Disabled || it.Role != "button" && it.Role != "link" {
 			continue
 		}
 		if reAccept.MatchString(it.Name) {
 			return axCtl(it), true
 		}
-		if closeCtl == nil && reClose.MatchString(it.Name) {
+		if closeCtl == nil && !reCartDialog.MatchString(it.DialogName) && reClose.MatchString(it.Name) {
 			c := it
 			closeCtl = &c
 		}
@@ -202,8 +274,17 @@ func (axFinder) overlay(v view) (control, bool) {
 
 func (axFinder) products(s *session, v view) ([]control, []string) {
 	seen := map[string]bool{}
-	var out, listed []control
+	var out, listed, other, buttons []control
 	for _, it := range v.items {
+		if it.Role == "button" && it.Card && it.Region == "main" && !it.Dialog && it.Type == "" && productWords(it.Name) {
+			// A button named after a product in a list item or article
+			// of the main content: a tile whose title routes by script.
+			if !seen["button\x00"+it.Name] && len(buttons) < 8 {
+				seen["button\x00"+it.Name] = true
+				buttons = append(buttons, axCtl(it))
+			}
+			continue
+		}
 		if it.Role != "link" || it.Href == "" || it.Region == "nav" || it.Region == "footer" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
 		}
@@ -222,15 +303,27 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 			// A link in a list item of the main content: how a product
 			// grid reads when its addresses say nothing ("/cedar-candle/").
 			listed = append(listed, axCtl(it))
+		case it.Region == "main" && !it.Dialog && !reOtherLink.MatchString(it.Name) && !reListing.MatchString(it.Name) &&
+			!reCart.MatchString(it.Name) && !reCheckout.MatchString(it.Name) && !reAdd.MatchString(it.Name):
+			// Any other link of the main content, as a person tabbing
+			// through it meets them: a grid of divs (Salesforce's SFRA)
+			// has no list to say its links are products.
+			other = append(other, axCtl(it))
 		default:
 			continue
 		}
 		seen[key] = true
 	}
-	return append(out, listed...), nil
+	if len(out)+len(listed) > 0 {
+		return append(append(out, listed...), buttons...), nil
+	}
+	return append(buttons, other...), nil
 }
 
-func (axFinder) variant(v view) (control, *Option, bool) {
+// reOtherLink names links of the main content that are not products.
+var reOtherLink = regexp.MustCompile(`(?i)^\s*(learn|read|see|discover|find\s+out|more|quick\s*view|wish\s*list|compare|share|reviews?|write|sign|log|skip|back|previous|next|page\s+\d)\b`)
+
+func (axFinder) variant(v view, tried func(control) bool) (control, *Option, bool) {
 	for _, it := range v.items {
 		if it.Role != "combobox" && it.Role != "PopUpButton" || it.Disabled || !reVariant.MatchString(it.Name) {
 			continue
@@ -238,19 +331,19 @@ func (axFinder) variant(v view) (control, *Option, bool) {
 		if !needsChoice(it.Options) {
 			continue
 		}
-		if o, ok := firstOption(it.Options); ok {
+		if o, ok := firstOption(it.Options); ok && !tried(axCtl(it)) {
 			return axCtl(it), &o, true
 		}
 	}
 	checked := map[string]bool{}
-	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" }
+	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" || it.Type == "listbox-option" }
 	for _, it := range v.items {
 		if choice(it) && it.Group != "" && it.Checked {
 			checked[it.Group] = true
 		}
 	}
 	for _, it := range v.items {
-		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) {
+		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) || tried(axCtl(it)) {
 			continue
 		}
 		return axCtl(it), nil, true
@@ -265,7 +358,7 @@ func (axFinder) add(v view) (control, bool, bool) {
 		if it.Role != "button" && it.Role != "link" || it.Region == "footer" || it.Region == "nav" {
 			continue
 		}
-		if !reAdd.MatchString(it.Name) {
+		if !addWords(it.Name) {
 			if it.Role == "button" && reSoldOut.MatchString(it.Name) {
 				soldOut = true
 			}
@@ -286,38 +379,30 @@ func (axFinder) add(v view) (control, bool, bool) {
 	return control{}, false, soldOut
 }
 
-func (axFinder) cart(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (axFinder) cart(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if it.Role != "button" && it.Role != "link" || it.Disabled || reAdd.MatchString(it.Name) || reCheckout.MatchString(it.Name) || !reCart.MatchString(it.Name) {
 			continue
 		}
-		c := it
-		if best == nil || it.Region == "header" && best.Region != "header" {
-			best = &c
+		score := 0
+		if it.Region == "header" {
+			score = 1
 		}
+		out = append(out, ranked{axCtl(it), score, i})
 	}
-	if best != nil {
-		return axCtl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
-func (axFinder) checkout(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (axFinder) checkout(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if it.Role != "button" && it.Role != "link" || it.Disabled || !reCheckout.MatchString(it.Name) {
 			continue
 		}
-		c := it
-		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
-			best = &c
-		}
+		out = append(out, ranked{axCtl(it), checkoutScore(it), i})
 	}
-	if best != nil {
-		return axCtl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
 // resolve gives an element found in the accessibility tree a ref of the
@@ -326,7 +411,7 @@ func (s *session) resolve(c control) (Item, error) {
 	if c.item.backend == 0 {
 		return c.item, nil
 	}
-	ref, err := s.registerNode(c.item.backend)
+	ref, err := s.registerNode(c.item.frame, c.item.backend)
 	if err != nil {
 		return Item{}, errGone
 	}

@@ -2,6 +2,8 @@ package shop
 
 import (
 	"net/url"
+	"regexp"
+	"sort"
 	"strings"
 )
 
@@ -16,7 +18,11 @@ func (domFinder) look(s *session) (view, error) {
 		return view{}, err
 	}
 	its, err := s.items()
-	return view{st: st, items: its}, err
+	v := view{st: st, items: its}
+	if st.OverlayFrames > 0 {
+		v.frameItems = s.overlayFrameItems()
+	}
+	return v, err
 }
 
 func ctl(it Item) control {
@@ -29,7 +35,7 @@ func ctl(it Item) control {
 
 func (domFinder) overlay(v view) (control, bool) {
 	var closeCtl *Item
-	for _, it := range v.items {
+	for _, it := range append(v.items[:len(v.items):len(v.items)], v.frameItems...) {
 		if !it.Dialog || !it.Visible || it.Disabled || Forbidden(it) != "" || it.Href != "" && !strings.HasPrefix(it.Href, "javascript:") && !strings.Contains(it.Href, "#") {
 			continue
 		}
@@ -37,7 +43,7 @@ func (domFinder) overlay(v view) (control, bool) {
 		if reAccept.MatchString(name) {
 			return ctl(it), true
 		}
-		if closeCtl == nil && (reClose.MatchString(name) || reClose.MatchString(it.Aria) || reClose.MatchString(it.Title)) {
+		if closeCtl == nil && !reCartDialog.MatchString(it.DialogName) && (reClose.MatchString(name) || reClose.MatchString(it.Aria) || reClose.MatchString(it.Title)) {
 			c := it
 			closeCtl = &c
 		}
@@ -95,8 +101,16 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		fromLD = append(fromLD, pu.String())
 	}
 	seen := map[string]bool{}
-	var first, second, third []control
+	var first, second, third, fourth []control
 	for _, it := range v.items {
+		if scriptCard(it) {
+			// A card that opens its product by script: after every link.
+			if !seen["card\x00"+it.Name] && len(fourth) < 8 {
+				seen["card\x00"+it.Name] = true
+				fourth = append(fourth, ctl(it))
+			}
+			continue
+		}
 		if it.Tag != "a" || it.Href == "" || !it.Visible || Forbidden(it) != "" || !s.sameSite(it.Href) || samePage(it.Href, v.st.URL) {
 			continue
 		}
@@ -131,7 +145,31 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 			direct = append(direct, l)
 		}
 	}
-	return append(append(first, second...), third...), direct
+	return append(append(append(first, second...), third...), fourth...), direct
+}
+
+// scriptCard reports an element of the main content that opens something
+// by script rather than by a link: a card with a click handler, or an
+// element with the role of a link and no address. Its words must not be
+// those of another action (add, cart, checkout, a catalogue link).
+func scriptCard(it Item) bool {
+	if !it.Visible || Forbidden(it) != "" || it.Region == "nav" || it.Region == "header" || it.Region == "footer" || it.Dialog {
+		return false
+	}
+	cardButton := it.Tag == "button" && it.Card && it.Form == nil && it.Type != "radio" && it.Role == ""
+	if !it.Clickable && !(it.Role == "link" && it.Href == "" && it.Card) && !cardButton {
+		return false
+	}
+	return productWords(label(it))
+}
+
+// productWords reports a name that could be a product's: not the words of
+// another action (add, cart, checkout, a catalogue, quick view, a wish
+// list, a consent dialog).
+func productWords(name string) bool {
+	return strings.TrimSpace(name) != "" && !reAdd.MatchString(name) && !reCart.MatchString(name) && !reCheckout.MatchString(name) &&
+		!reListing.MatchString(name) && !reOtherLink.MatchString(name) && !reAccept.MatchString(name) && !reClose.MatchString(name) &&
+		!reSoldOut.MatchString(name)
 }
 
 func placeholder(o Option) bool {
@@ -158,7 +196,7 @@ func needsChoice(opts []Option) bool {
 	return true
 }
 
-func (domFinder) variant(v view) (control, *Option, bool) {
+func (domFinder) variant(v view, tried func(control) bool) (control, *Option, bool) {
 	for _, it := range v.items {
 		if it.Tag != "select" || it.Disabled || Forbidden(it) != "" || it.Region == "nav" || it.Region == "footer" {
 			continue
@@ -169,7 +207,7 @@ func (domFinder) variant(v view) (control, *Option, bool) {
 		if !needsChoice(it.Options) {
 			continue
 		}
-		if o, ok := firstOption(it.Options); ok {
+		if o, ok := firstOption(it.Options); ok && !tried(ctl(it)) {
 			return ctl(it), &o, true
 		}
 	}
@@ -184,7 +222,7 @@ func (domFinder) variant(v view) (control, *Option, bool) {
 		if !radio || it.Group == "" || checked[it.Group] || it.Disabled || Forbidden(it) != "" || reSoldOut.MatchString(label(it)) {
 			continue
 		}
-		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) {
+		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) || tried(ctl(it)) {
 			continue
 		}
 		return ctl(it), nil, true
@@ -225,7 +263,7 @@ func (domFinder) add(v view) (control, bool, bool) {
 			}
 		}
 		name := label(it)
-		byText := reAdd.MatchString(name) || reAdd.MatchString(it.Aria)
+		byText := addWords(name) || addWords(it.Aria)
 		byName := it.NameAttr == "add" || it.NameAttr == "add-to-cart"
 		byForm := it.isSubmit() && cartForm(it.Form) && !reCheckout.MatchString(name) && !reCart.MatchString(name)
 		if !byText && !byName && !byForm {
@@ -271,9 +309,9 @@ func hasToken(ts []string, want ...string) bool {
 	return false
 }
 
-func (domFinder) cart(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (domFinder) cart(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if !it.Visible || it.Disabled || Forbidden(it) != "" {
 			continue
 		}
@@ -281,44 +319,107 @@ func (domFinder) cart(v view) (control, bool) {
 		if reAdd.MatchString(name) || reCheckout.MatchString(name) {
 			continue
 		}
+		if reRemove.MatchString(name) || reRemove.MatchString(it.Aria) {
+			continue
+		}
 		ts := hrefTokens(it.Href)
 		byName := reCart.MatchString(name) || reCart.MatchString(it.Aria)
-		byHref := it.Href != "" && hasToken(ts, "cart", "basket", "bag", "trolley") && !hasToken(ts, "add", "checkout")
+		byHref := leadsElsewhere(it.Href, v.st.URL) && hasToken(ts, "cart", "basket", "bag", "trolley") && !hasToken(ts, "add", "checkout")
 		if !byName && !byHref {
 			continue
 		}
-		c := it
-		if best == nil || it.Region == "header" && best.Region != "header" {
-			best = &c
+		score := 0
+		if it.Region == "header" {
+			score = 1
 		}
+		out = append(out, ranked{ctl(it), score, i})
 	}
-	if best != nil {
-		return ctl(*best), true
-	}
-	return control{}, false
+	return best(out)
 }
 
-func (domFinder) checkout(v view) (control, bool) {
-	var best *Item
-	for _, it := range v.items {
+func (domFinder) checkout(v view) []control {
+	var out []ranked
+	for i, it := range v.items {
 		if !it.Visible || it.Disabled || Forbidden(it) != "" {
 			continue
 		}
 		name := label(it)
+		if reRemove.MatchString(name) || reRemove.MatchString(it.Aria) {
+			continue
+		}
 		byName := reCheckout.MatchString(name) || reCheckout.MatchString(it.Aria) || strings.EqualFold(it.NameAttr, "checkout")
-		byHref := it.Href != "" && hasToken(hrefTokens(it.Href), "checkout", "checkouts")
+		byHref := leadsElsewhere(it.Href, v.st.URL) && hasToken(hrefTokens(it.Href), "checkout", "checkouts")
 		if !byName && !byHref {
 			continue
 		}
-		c := it
-		if best == nil || it.Dialog && !best.Dialog || it.Region == "main" && best.Region != "main" && !best.Dialog {
-			best = &c
+		score := 2 * checkoutScore(it)
+		if byName {
+			score++ // its words say checkout, not only its address
 		}
+		out = append(out, ranked{ctl(it), score, i})
 	}
-	if best != nil {
-		return ctl(*best), true
+	return best(out)
+}
+
+// reCartDialog names the cart's own dialogs (a drawer, a mini-cart, an
+// "added to your cart" modal): an overlay the shopper wants, never one to
+// close.
+var reCartDialog = regexp.MustCompile(`(?i)cart|bag\b|basket|trolley`)
+
+// reRemove names controls that take something out of the cart: their
+// address may name the cart or the checkout, but they lead nowhere.
+var reRemove = regexp.MustCompile(`(?i)^\s*(remove|delete|clear|empty)\b`)
+
+// leadsElsewhere reports a link to another page: not a same-page anchor
+// ("#" on Magento's cart page reads /checkout/cart/#) and not a script.
+func leadsElsewhere(href, page string) bool {
+	if href == "" || strings.HasPrefix(strings.ToLower(href), "javascript:") {
+		return false
 	}
-	return control{}, false
+	u, err := url.Parse(href)
+	if err != nil {
+		return false
+	}
+	p, err := url.Parse(page)
+	if err != nil {
+		return true
+	}
+	return !(u.Host == p.Host && u.Path == p.Path && u.RawQuery == p.RawQuery && hashRoute(u) == hashRoute(p))
+}
+
+// checkoutScore ranks checkout controls: one in a dialog (a cart drawer
+// just opened) first, then one in the main content, then the rest.
+func checkoutScore(it Item) int {
+	switch {
+	case it.Dialog:
+		return 2
+	case it.Region == "main":
+		return 1
+	}
+	return 0
+}
+
+// ranked is a control with its rank (higher first) and its place on the
+// page (earlier first among equals).
+type ranked struct {
+	c     control
+	score int
+	order int
+}
+
+// best sorts controls best first.
+func best(rs []ranked) []control {
+	sort.SliceStable(rs, func(i, j int) bool {
+		if rs[i].score != rs[j].score {
+			return rs[i].score > rs[j].score
+		}
+		return rs[i].order < rs[j].order
+	})
+	out := make([]control, len(rs))
+	for i, r := range rs {
+		out[i] = r.c
+	}
+	return out
 }
 
 func (domFinder) listing(s *session, v view) (control, bool) {

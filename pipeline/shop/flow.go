@@ -2,9 +2,11 @@ package shop
 
 import (
 	"errors"
+	"fmt"
 	"net/url"
 	"regexp"
 	"strings"
+	"time"
 )
 
 // A control is an element a shopper found, in its own terms: the ref of
@@ -19,6 +21,9 @@ type control struct {
 type view struct {
 	st    PageState
 	items []Item
+	// frameItems are the items of child frames drawn as overlays (a
+	// consent dialog in an iframe): only overlay looks at them.
+	frameItems []Item
 }
 
 // finder is how a shopper sees a page: A reads the DOM (text, aria-label,
@@ -37,34 +42,44 @@ type finder interface {
 	// the start page lists no product.
 	listing(s *session, v view) (control, bool)
 	// variant returns a choice to make before adding: a select with its
-	// option, or a radio to click.
-	variant(v view) (control, *Option, bool)
+	// option, or a radio to click; none that tried says is already tried.
+	variant(v view, tried func(control) bool) (control, *Option, bool)
 	// add returns the add-to-cart control; soldOut reports that the page
 	// offers one but only as sold out or disabled.
 	add(v view) (ctl control, ok, soldOut bool)
-	// cart returns the control that opens the cart page or drawer.
-	cart(v view) (control, bool)
-	// checkout returns the control that starts checkout.
-	checkout(v view) (control, bool)
+	// cart returns the controls that open the cart page or drawer, best
+	// first.
+	cart(v view) []control
+	// checkout returns the controls that start checkout, best first.
+	checkout(v view) []control
 }
 
 var (
-	reAdd      = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
-	reCart     = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
-	reCheckout = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
-	reAccept   = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)\s*[.!]?\s*$`)
-	reClose    = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
-	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
-	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
-	reVariant  = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
-	reListing  = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
-	rePick     = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
+	reAdd = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
+	// reAddElsewhere is "add" to something that is not the cart: Magento's
+	// "Add to Wish List" and "Add to Compare" sit beside its "Add to Cart".
+	reAddElsewhere = regexp.MustCompile(`(?i)^\s*(\+\s*)?add\s+(it\s+|this\s+|item\s+)?to\s+(my\s+|your\s+|the\s+|a\s+)?(wish\s*-?\s*lists?|compare|comparison|favou?rites?|registry|collections?|lists?|saved(\s+items)?|boards?|outfits?|looks?)\b`)
+	reCart         = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
+	reCheckout     = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\b`)
+	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)(\s+(and|&)\s+(proceed|continue|close))?\s*[.!]?\s*$`)
+	reClose        = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
+	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
+	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
+	reVariant      = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
+	reListing      = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
+	rePick         = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
+
+// addWords reports a name that asks to add to the cart.
+func addWords(name string) bool {
+	return reAdd.MatchString(name) && !reAddElsewhere.MatchString(name)
+}
 
 // shop is the flow of shoppers A, B and E: find a product, choose a
 // variant, add to cart, open the cart, start checkout; stop at the first
 // checkout page.
 func (s *session) shop(f finder) error {
+	s.finder = f
 	if err := s.dismiss(f); err != nil {
 		return err
 	}
@@ -203,8 +218,11 @@ func (s *session) backTo(home string) error {
 
 // dismiss closes up to three overlays (consent banners, newsletter
 // pop-ups) through their visible accept or close controls.
-func (s *session) dismiss(f finder) error {
-	for i := 0; i < 3; i++ {
+func (s *session) dismiss(f finder) error { return s.dismissUpTo(f, 3) }
+
+// dismissUpTo dismisses up to n overlays.
+func (s *session) dismissUpTo(f finder, n int) error {
+	for i := 0; i < n; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			return nil
@@ -213,7 +231,11 @@ func (s *session) dismiss(f finder) error {
 		if !ok {
 			return nil
 		}
-		if err := s.use(c, "dismiss an overlay"); err != nil && !errors.Is(err, errRefused) && !errors.Is(err, errGone) && !errors.Is(err, errCovered) {
+		err = s.use(c, "dismiss an overlay")
+		if err == nil {
+			s.dismissed++
+		}
+		if err != nil && !errors.Is(err, errRefused) && !errors.Is(err, errGone) && !errors.Is(err, errCovered) {
 			return err
 		}
 	}
@@ -223,15 +245,20 @@ func (s *session) dismiss(f finder) error {
 // buy chooses variants and adds the product of the current page to the
 // cart, and confirms it. It returns nil once the cart holds the item.
 func (s *session) buy(f finder) error {
-	for i := 0; i < 4; i++ {
+	// A choice that did not take (a swatch the store ignores because it is
+	// sold out, which only its style says) is not made twice.
+	chosen := map[string]bool{}
+	tried := func(c control) bool { return chosen[c.key()] }
+	for i := 0; i < 6; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			return errNoAdd
 		}
-		c, opt, ok := f.variant(v)
+		c, opt, ok := f.variant(v, tried)
 		if !ok {
 			break
 		}
+		chosen[c.key()] = true
 		if opt != nil {
 			err = s.pick(c, *opt)
 		} else {
@@ -257,18 +284,10 @@ func (s *session) buy(f finder) error {
 		return errNoAdd
 	}
 	s.product = productName(v)
-	err = s.use(c, "add to cart")
-	if errors.Is(err, errCovered) {
-		if derr := s.dismiss(f); derr != nil {
-			return derr
-		}
-		err = s.use(c, "add to cart")
-	}
-	if err != nil {
+	if err := s.use(c, "add to cart"); err != nil {
 		return err
 	}
-	st, _ := s.state()
-	if ok, why := s.cartEvidence(st); ok {
+	if ok, why := s.awaitCartEvidence(); ok {
 		s.added = true
 		s.rep.Log[len(s.rep.Log)-1].Note = "add to cart: " + why
 		return nil
@@ -278,9 +297,13 @@ func (s *session) buy(f finder) error {
 	if err != nil {
 		return errNoAdd
 	}
-	if c, ok := f.cart(v); ok {
-		if err := s.use(c, "open the cart"); err != nil {
+	for _, c := range f.cart(v) {
+		err := s.use(c, "open the cart")
+		if errors.Is(err, errStop) {
 			return err
+		}
+		if err != nil {
+			continue // another control may open it
 		}
 		st, _ := s.state()
 		if ok, why := s.cartEvidence(st); ok {
@@ -288,9 +311,37 @@ func (s *session) buy(f finder) error {
 			s.rep.Log[len(s.rep.Log)-1].Note = "open the cart: " + why
 			return nil
 		}
+		break
 	}
 	s.record("inspect", "", "", "the add was not confirmed by the page or the cart")
 	return errNoAdd
+}
+
+// addPatience is how long a shopper waits for a sign that an add worked
+// once the page has settled: the add's request can leave the page after
+// the page looked settled (BigCommerce's posts the form by script, then
+// fetches the modal it opens), and opening the cart meanwhile would find
+// it still empty.
+const addPatience = 600 * time.Millisecond
+
+// awaitCartEvidence reads the page for cart evidence, again for a short
+// while if there is none yet.
+func (s *session) awaitCartEvidence() (bool, string) {
+	deadline := time.Now().Add(addPatience)
+	for {
+		st, _ := s.state()
+		if ok, why := s.cartEvidence(st); ok || time.Now().After(deadline) {
+			return ok, why
+		}
+		select {
+		case <-s.ctx.Done():
+			return false, ""
+		case <-time.After(150 * time.Millisecond):
+		}
+		ctx, cancel := s.stepCtx()
+		_ = s.page.Settle(ctx)
+		cancel()
+	}
 }
 
 // productName is the name of the product on the page: its JSON-LD name,
@@ -305,44 +356,86 @@ func productName(v view) string {
 	return ""
 }
 
-// toCheckout goes from a confirmed cart to the first checkout page.
+// toCheckout goes from a confirmed cart to the first checkout page: it
+// uses the best checkout control that works (one in a hover menu or off
+// the screen does not), else opens the cart and looks again.
 func (s *session) toCheckout(f finder) error {
-	for i := 0; i < 3; i++ {
+	failed := map[string]bool{} // controls that could not be used
+	used := map[string]int{}    // controls used, and how often
+	triedCheckout, waited := false, false
+	for i := 0; i < 5; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			break
 		}
-		if c, ok := f.checkout(v); ok {
-			err := s.use(c, "start checkout")
-			if errors.Is(err, errCovered) {
-				if derr := s.dismiss(f); derr != nil {
-					return derr
-				}
-				err = s.use(c, "start checkout")
+		if len(f.checkout(v)) == 0 && !waited {
+			// A cart drawer may still be opening (a theme opens it from
+			// a timer after the add): look again in a moment.
+			waited = true
+			if err := s.pause(300 * time.Millisecond); err != nil {
+				break
 			}
-			if err != nil {
+			if v, err = f.look(s); err != nil {
+				break
+			}
+		}
+		moved, attempted := false, false
+		for _, c := range f.checkout(v) {
+			k := c.key()
+			if failed[k] || used[k] >= 2 {
+				continue
+			}
+			triedCheckout, attempted = true, true
+			used[k]++
+			if err := s.use(c, "start checkout"); err != nil {
 				if errors.Is(err, errStop) {
 					return err
 				}
-				return s.end(AddedToCart, "checkout_not_started")
+				failed[k] = !errors.Is(err, errCovered) // a late overlay may be gone next time
+				continue
 			}
-			if off := s.offBrand(); off {
+			if s.offBrand() {
 				return s.end(AddedToCart, "checkout_on_other_brand")
 			}
-			continue // a step page (a cart review) may come before checkout
-		}
-		c, ok := f.cart(v)
-		if !ok {
+			moved = true // a step page (a cart review) may come before checkout
 			break
 		}
-		if err := s.use(c, "open the cart"); err != nil {
-			if errors.Is(err, errStop) {
-				return err
+		if moved {
+			continue
+		}
+		for _, c := range f.cart(v) {
+			k := c.key()
+			if failed[k] || used[k] >= 2 {
+				continue
 			}
+			used[k]++
+			attempted = true
+			if err := s.use(c, "open the cart"); err != nil {
+				if errors.Is(err, errStop) {
+					return err
+				}
+				failed[k] = !errors.Is(err, errCovered)
+				continue
+			}
+			moved = true
 			break
+		}
+		if !moved && !attempted {
+			break // nothing left to try on this page
 		}
 	}
+	if triedCheckout {
+		return s.end(AddedToCart, "checkout_not_started")
+	}
 	return s.end(AddedToCart, "no_checkout_control")
+}
+
+// key names a control across readings of one page: its element (the page
+// helper keeps an element's ref for the document's life, and the
+// accessibility tree its DOM node), not its words, which two controls may
+// share.
+func (c control) key() string {
+	return fmt.Sprintf("%d/%d/%s/%s/%s", c.item.Ref, c.item.backend, c.role, c.name, c.item.Href)
 }
 
 // offBrand reports whether the last navigation was refused for leaving the
@@ -370,8 +463,49 @@ func label(it Item) string {
 	return ""
 }
 
-// use resolves a control and clicks it through the guard.
+// use resolves a control and clicks it through the guard. When an overlay
+// covers it (a consent dialog that arrived late), the overlays are
+// dismissed and the click is tried once more.
 func (s *session) use(c control, why string) error {
+	err := s.useOnce(c, why)
+	if errors.Is(err, errCovered) && s.finder != nil && !s.dismissing {
+		s.dismissing = true
+		defer func() { s.dismissing = false }()
+		// The overlay may still be loading (a consent frame's document):
+		// if there is nothing to dismiss yet, wait a moment and look again.
+		for i := 0; i < 2; i++ {
+			// One overlay: the one in the way (more could close the very
+			// drawer the click is in).
+			before := s.dismissed
+			if derr := s.dismissUpTo(s.finder, 1); derr != nil {
+				return derr
+			}
+			if s.dismissed > before {
+				break
+			}
+			if werr := s.pause(300 * time.Millisecond); werr != nil {
+				return err
+			}
+		}
+		err = s.useOnce(c, why)
+	}
+	return err
+}
+
+// pause waits d, then for the page to settle.
+func (s *session) pause(d time.Duration) error {
+	select {
+	case <-s.ctx.Done():
+		return s.ctx.Err()
+	case <-time.After(d):
+	}
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	s.forget()
+	return s.page.Settle(ctx)
+}
+
+func (s *session) useOnce(c control, why string) error {
 	it, err := s.resolve(c)
 	if err != nil {
 		s.record("click", c.role, c.name, "the element could not be found in the page")

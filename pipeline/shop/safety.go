@@ -11,36 +11,44 @@ import (
 // Item is an actionable element of a page as the page helper (dom.js)
 // reports it. The guard decides on these facts alone.
 type Item struct {
-	Ref      int      `json:"ref"`
-	Tag      string   `json:"tag"`
-	Role     string   `json:"role"`
-	Type     string   `json:"type"`
-	Name     string   `json:"name"`
-	Text     string   `json:"text"`
-	Aria     string   `json:"aria"`
-	Title    string   `json:"title"`
-	Value    string   `json:"value"`
-	NameAttr string   `json:"nameAttr"`
-	ID       string   `json:"id"`
-	Hint     string   `json:"hint"` // id, classes and data attributes
-	Href     string   `json:"href"`
-	Disabled bool     `json:"disabled"`
-	Visible  bool     `json:"visible"`
-	Dialog   bool     `json:"dialog"` // inside a dialog or a fixed overlay
-	Shadow   bool     `json:"shadow"` // inside a shadow root
-	Region   string   `json:"region"` // header, nav, main, footer, aside
-	Card     bool     `json:"card"`   // inside a product card, list item or article
-	Form     *Form    `json:"form"`
-	Captcha  bool     `json:"captcha"`
-	Checked  bool     `json:"checked"`
-	Group    string   `json:"group"`
-	Field    string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
-	Editable bool     `json:"editable"`
-	Options  []Option `json:"options,omitempty"`
+	Ref      int    `json:"ref"`
+	Tag      string `json:"tag"`
+	Role     string `json:"role"`
+	Type     string `json:"type"`
+	Name     string `json:"name"`
+	Text     string `json:"text"`
+	Aria     string `json:"aria"`
+	Title    string `json:"title"`
+	Value    string `json:"value"`
+	NameAttr string `json:"nameAttr"`
+	ID       string `json:"id"`
+	Hint     string `json:"hint"` // id, classes and data attributes
+	Href     string `json:"href"`
+	Disabled bool   `json:"disabled"`
+	Visible  bool   `json:"visible"`
+	Dialog   bool   `json:"dialog"` // inside a dialog or a fixed overlay
+	// DialogName is that dialog's name (or its id and classes).
+	DialogName string   `json:"dialogName"`
+	Shadow     bool     `json:"shadow"` // inside a shadow root
+	Region     string   `json:"region"` // header, nav, main, footer, aside
+	Card       bool     `json:"card"`   // inside a product card, list item or article
+	Form       *Form    `json:"form"`
+	Captcha    bool     `json:"captcha"`
+	Checked    bool     `json:"checked"`
+	Group      string   `json:"group"`
+	Field      string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
+	Editable   bool     `json:"editable"`
+	Options    []Option `json:"options,omitempty"`
+	// Clickable marks an element with no role that acts by a script's
+	// click handler (a React product card): its cursor is a pointer.
+	Clickable bool `json:"clickable"`
 
 	// backend is the DOM node of an element found in the accessibility
 	// tree (shopper B); it is given a ref before any action.
 	backend cdp.BackendNodeID
+	// frame is the child frame the element is in (a consent manager's
+	// iframe); "" for the main frame. Its ref is that frame's helper's.
+	frame cdp.FrameID
 }
 
 // Form is what the guard knows of the form around an element.
@@ -81,6 +89,12 @@ type PageState struct {
 	Dialogs   int      `json:"dialogs"`
 	JSONLD    []string `json:"jsonld"`
 	LineItems int      `json:"lineItems"`
+	// OverlayFrames counts the iframes drawn as overlays (a consent
+	// dialog in a frame).
+	OverlayFrames int `json:"overlayFrames"`
+	// Guest counts the visible controls that continue as a guest
+	// ("Checkout as Guest", "Continue as guest").
+	Guest int `json:"guest"`
 }
 
 // Reasons the guard refuses an action. Every one is final: no strategy,
@@ -150,6 +164,30 @@ func pathForbidden(u *url.URL) bool {
 	}
 	return compoundHit(u.Path)
 }
+
+// checkoutGate reports a link that says it starts checkout and leads to
+// the page where a checkout asks who is buying: its address names a
+// login only beside the checkout (Salesforce's SFRA sends "Checkout" to
+// Checkout-Login, which offers guest checkout). Following it submits
+// nothing; the password field and the login form there stay forbidden.
+func checkoutGate(it Item, u *url.URL) bool {
+	if !reCheckoutWords.MatchString(it.Name) && !reCheckoutWords.MatchString(it.Text) {
+		return false
+	}
+	checkout := false
+	for _, t := range tokens(u.Path) {
+		switch {
+		case strings.Contains(t, "checkout"):
+			checkout = true
+		case t == "login" || t == "signin":
+		case forbiddenTokens[t]:
+			return false // an order, a payment, an account: never
+		}
+	}
+	return checkout
+}
+
+var reCheckoutWords = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+|secure\s+)?check\s?-?\s?out\s*$`)
 
 // isSubmit reports whether clicking the element submits its form.
 func (it Item) isSubmit() bool {
@@ -227,7 +265,7 @@ func Forbidden(it Item) string {
 		}
 		switch strings.ToLower(u.Scheme) {
 		case "http", "https":
-			if pathForbidden(u) {
+			if pathForbidden(u) && !checkoutGate(it, u) {
 				return GuardLink
 			}
 		case "javascript", "":
@@ -295,9 +333,15 @@ var (
 	reSoldOut         = regexp.MustCompile(`(?i)\bsold\s*out\b|\bout\s+of\s+stock\b|\bunavailable\b|\bnotify\s+me\b|\bcoming\s+soon\b`)
 )
 
-// IsLoginWall reports a page that asks for a password and offers no
-// checkout form: the shopper never logs in.
+// IsLoginWall reports a page that asks for a password, offers no
+// checkout form and no way on as a guest: the shopper never logs in.
 func IsLoginWall(st PageState) bool {
+	return loginPage(st) && st.Guest == 0
+}
+
+// loginPage reports a page that asks for a password and has no checkout
+// form: a login page, with or without a guest option.
+func loginPage(st PageState) bool {
 	return st.Password > 0 && st.Card == 0 && st.Address < 2
 }
 
@@ -312,7 +356,7 @@ func IsChallenge(st PageState) bool {
 // A single-page app's checkout view counts. A login wall, a challenge and
 // a cart page (Magento's /checkout/cart) do not.
 func IsCheckoutPage(st PageState) bool {
-	if IsLoginWall(st) || IsChallenge(st) {
+	if loginPage(st) || IsChallenge(st) {
 		return false
 	}
 	u, _ := url.Parse(st.URL)

@@ -63,6 +63,15 @@ func TestForbidden(t *testing.T) {
 		{"not a robot words", Item{Tag: "label", Name: "I'm not a robot"}, GuardCaptcha},
 		{"mailto", Item{Tag: "a", Name: "Email us", Href: "mailto:help@shop.example"}, GuardScheme},
 		{"accept cookies", Item{Tag: "button", Type: "button", Name: "Accept all", Dialog: true}, ""},
+		// SFRA's cart button (templates/default/cart/checkoutButtons.isml)
+		// leads to the pipeline Checkout-Login, the checkout's guest or
+		// login gate: following it submits nothing.
+		{"sfra checkout button", Item{Tag: "a", Role: "button", Name: "Checkout", Text: "Checkout",
+			Href: "https://shop.example/on/demandware.store/Sites-RefArch-Site/en_US/Checkout-Login"}, ""},
+		{"checkout words on a payment address", Item{Tag: "a", Name: "Checkout", Href: "https://shop.example/checkout/payment"}, GuardLink},
+		{"other words on a login address", Item{Tag: "a", Name: "Continue", Href: "https://shop.example/on/demandware.store/Sites-RefArch-Site/en_US/Checkout-Login"}, GuardLink},
+		{"log in words on a checkout gate", Item{Tag: "a", Name: "Log in", Href: "https://shop.example/on/demandware.store/Sites-RefArch-Site/en_US/Checkout-Login"}, GuardAccount},
+		{"checkout words on an account address", Item{Tag: "a", Name: "Checkout", Href: "https://shop.example/account/checkout"}, GuardLink},
 		{"close newsletter", Item{Tag: "button", Type: "button", Name: "×", Aria: "Close", Dialog: true}, ""},
 		{"product link", Item{Tag: "a", Name: "Linen Shirt", Href: "https://shop.example/products/linen-shirt"}, ""},
 		{"variant select", Item{Tag: "select", Field: "select", Form: cartForm}, ""},
@@ -121,6 +130,25 @@ func TestForbiddenTool(t *testing.T) {
 	if !forbiddenTool("finish", "Place the order and pay with the saved card") {
 		t.Error("a tool described as placing an order is not forbidden")
 	}
+	// A tool that opens the checkout page, described by what the page
+	// holds (testdata/realshops/mcpb, the MCP-B way), is not paying; one
+	// described as completing, paying or charging is.
+	for _, c := range []struct {
+		name, description string
+		want              bool
+	}{
+		{"goToCheckout", "Open the checkout page to enter shipping and payment details", false},
+		{"checkout", "Go to checkout", false},
+		{"checkout", "Checks out and pays with the saved card", true},
+		{"checkout", "Completes the checkout", true},
+		{"checkout", "Places the order", true},
+		{"startCheckout", "Charge the customer's card", true},
+		{"checkout", "Purchase the items in the cart", true},
+	} {
+		if got := forbiddenTool(c.name, c.description); got != c.want {
+			t.Errorf("forbiddenTool(%q, %q) = %v, want %v", c.name, c.description, got, c.want)
+		}
+	}
 }
 
 func TestCheckoutPages(t *testing.T) {
@@ -137,6 +165,10 @@ func TestCheckoutPages(t *testing.T) {
 		// Magento's cart lives at /checkout/cart/ (Magento 2 route checkout/cart).
 		{"magento cart", PageState{URL: "https://shop.example/checkout/cart/", Headings: []string{"Shopping Cart"}, LineItems: 1}, false},
 		{"login wall", PageState{URL: "https://shop.example/checkout/login", Headings: []string{"Sign in"}, Password: 1, Email: 1}, false},
+		// Salesforce SFRA's Checkout-Login (templates/default/checkout/
+		// checkoutLogin.isml): titled "Checkout", a login form and a
+		// "Checkout as Guest" link. It is the gate, not the checkout.
+		{"sfra checkout login", PageState{URL: "https://shop.example/on/demandware.store/Sites-RefArch-Site/en_US/Checkout-Login", Headings: []string{"Checkout", "Guest Checkout", "Returning Customers"}, Password: 1, Email: 1, Guest: 1}, false},
 		{"captcha at checkout", PageState{URL: "https://shop.example/checkout", Title: "Verify you are human", Captcha: true}, false},
 		{"cart with an express form", PageState{URL: "https://shop.example/cart", Headings: []string{"Your cart", "Express checkout"}, Card: 1}, false},
 		{"a page that says checkout", PageState{URL: "https://shop.example/", Title: "Checkout our new arrivals"}, false},
@@ -144,6 +176,18 @@ func TestCheckoutPages(t *testing.T) {
 		if got := IsCheckoutPage(tc.st); got != tc.want {
 			t.Errorf("%s: IsCheckoutPage = %v, want %v", tc.name, got, tc.want)
 		}
+	}
+}
+
+func TestLoginWall(t *testing.T) {
+	wall := PageState{URL: "https://shop.example/account/login", Headings: []string{"Sign in"}, Password: 1, Email: 1}
+	if !IsLoginWall(wall) {
+		t.Error("a login page with no guest option is not a wall")
+	}
+	guest := wall
+	guest.Guest = 1 // "Checkout as Guest" (SFRA checkoutLogin.isml)
+	if IsLoginWall(guest) {
+		t.Error("a login page offering guest checkout is read as a wall")
 	}
 }
 

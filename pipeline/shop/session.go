@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -38,6 +39,11 @@ type session struct {
 	ctx    context.Context // ends at the run deadline
 	origin *url.URL
 	frozen atomic.Bool // set at the first checkout page: nothing more is sent
+
+	finder      finder                            // how the shopper sees pages (A, B, E)
+	frameOwners map[cdp.FrameID]cdp.BackendNodeID // the iframe of each child frame seen
+	dismissing  bool                              // an overlay is being dismissed: no second dismissal inside it
+	dismissed   int                               // overlays dismissed so far
 
 	product  string // the product the run tries to buy
 	added    bool   // an add-to-cart action was taken and confirmed
@@ -109,28 +115,122 @@ func (s *session) items() ([]Item, error) {
 	return r.Items, nil
 }
 
+// evalIn evaluates expr in the shopper's world of frame f ("" is the
+// main frame).
+func (s *session) evalIn(ctx context.Context, f cdp.FrameID, expr string, out any) error {
+	if f == "" {
+		return s.page.Eval(ctx, expr, out)
+	}
+	return s.page.EvalIn(ctx, f, expr, out)
+}
+
 // describe reads one element afresh, for the guard.
-func (s *session) describe(ref int) (*Item, error) {
+func (s *session) describe(it Item) (*Item, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var it *Item
-	err := s.page.Eval(ctx, fmt.Sprintf("%s.describe(%d)", helper, ref), &it)
-	return it, err
+	var fresh *Item
+	err := s.evalIn(ctx, it.frame, fmt.Sprintf("%s.describe(%d)", helper, it.Ref), &fresh)
+	if fresh != nil {
+		fresh.frame = it.frame
+	}
+	return fresh, err
 }
 
 // registerNode gives a DOM node found another way (the accessibility tree)
-// a ref of the page helper.
-func (s *session) registerNode(id cdp.BackendNodeID) (int, error) {
+// a ref of the page helper of its frame.
+func (s *session) registerNode(f cdp.FrameID, id cdp.BackendNodeID) (int, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	// Install the helper first: CallOnNode runs a function, not an expression.
-	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
+	if err := s.evalIn(ctx, f, helper+" && 0", nil); err != nil {
 		return 0, err
 	}
 	var ref int
-	err := s.page.CallOnNode(ctx, id, "function() { return globalThis.__svc.register(this) }", &ref)
+	const fn = "function() { return globalThis.__svc.register(this) }"
+	var err error
+	if f == "" {
+		err = s.page.CallOnNode(ctx, id, fn, &ref)
+	} else {
+		err = s.page.CallOnNodeIn(ctx, f, id, fn, &ref)
+	}
 	return ref, err
 }
+
+// clickPoint is where a click on an element lands, in the page's visual
+// viewport, and whether it lands on the element.
+type clickPoint struct {
+	OK  bool    `json:"ok"`
+	Why string  `json:"why"`
+	X   float64 `json:"x"`
+	Y   float64 `json:"y"`
+}
+
+// point scrolls an element into view and finds where to click it. For an
+// element in a child frame the frame's point is carried into the main
+// frame through the iframe's box, and must land on the iframe.
+func (s *session) point(ctx context.Context, it Item) (clickPoint, error) {
+	var pt clickPoint
+	if err := s.evalIn(ctx, it.frame, fmt.Sprintf("%s.point(%d)", helper, it.Ref), &pt); err != nil || it.frame == "" || !pt.OK {
+		return pt, err
+	}
+	owner, ok := s.frameOwners[it.frame]
+	if !ok {
+		return clickPoint{Why: "gone"}, nil
+	}
+	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
+		return clickPoint{}, err
+	}
+	var mp clickPoint
+	err := s.page.CallOnNode(ctx, owner, fmt.Sprintf("function() { return globalThis.__svc.framePoint(this, %g, %g) }", pt.X, pt.Y), &mp)
+	return mp, err
+}
+
+// overlayFrames lists the child frames drawn as overlays (by the page
+// helper's reading of their iframes), with the items in each, marked as
+// in a dialog. It remembers each frame's iframe for clicks.
+func (s *session) overlayFrameItems() []Item {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	frames, err := s.page.Frames(ctx)
+	if err != nil {
+		return nil
+	}
+	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
+		return nil
+	}
+	var out []Item
+	for _, f := range frames {
+		if reNotConsentFrame.MatchString(f.URL) {
+			continue // a payment field or a challenge is never an overlay to dismiss
+		}
+		var overlay bool
+		if err := s.page.CallOnNode(ctx, f.Owner, "function() { return globalThis.__svc.overlayFrame(this) }", &overlay); err != nil || !overlay {
+			continue
+		}
+		var its []Item
+		if err := s.page.EvalIn(ctx, f.ID, helper+".snapshot()", &its); err != nil {
+			continue
+		}
+		s.rememberFrame(f)
+		for _, it := range its {
+			it.frame, it.Dialog = f.ID, true
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// rememberFrame keeps the iframe a child frame is drawn in.
+func (s *session) rememberFrame(f browser.Frame) {
+	if s.frameOwners == nil {
+		s.frameOwners = map[cdp.FrameID]cdp.BackendNodeID{}
+	}
+	s.frameOwners[f.ID] = f.Owner
+}
+
+// reNotConsentFrame matches the addresses of frames that are never a
+// consent dialog: payment fields, wallets and challenges.
+var reNotConsentFrame = regexp.MustCompile(`(?i)recaptcha|hcaptcha|captcha|challenges?\.cloudflare|turnstile|arkoselabs|funcaptcha|pay|card|stripe|braintree|adyen|checkout|pci`)
 
 // record appends a step with the page's title and address as they are
 // now; on a checkout page the address is withheld.
@@ -191,7 +291,7 @@ func (s *session) act(it Item, role, name, why string) error {
 	if s.frozen.Load() {
 		return s.refuse(role, name, GuardCheckoutPage)
 	}
-	fresh, err := s.describe(it.Ref)
+	fresh, err := s.describe(it)
 	if err != nil || fresh == nil {
 		s.record("click", role, name, "the element is gone")
 		return errGone
@@ -201,13 +301,8 @@ func (s *session) act(it Item, role, name, why string) error {
 	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var pt struct {
-		OK  bool    `json:"ok"`
-		Why string  `json:"why"`
-		X   float64 `json:"x"`
-		Y   float64 `json:"y"`
-	}
-	if err := s.page.Eval(ctx, fmt.Sprintf("%s.point(%d)", helper, it.Ref), &pt); err != nil {
+	pt, err := s.point(ctx, it)
+	if err != nil {
 		s.record("click", role, name, "the element could not be reached")
 		return errGone
 	}
@@ -234,7 +329,7 @@ func (s *session) choose(it Item, opt Option, role, name string) error {
 	if s.frozen.Load() {
 		return s.refuse(role, name, GuardCheckoutPage)
 	}
-	fresh, err := s.describe(it.Ref)
+	fresh, err := s.describe(it)
 	if err != nil || fresh == nil {
 		return errGone
 	}

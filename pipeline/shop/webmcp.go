@@ -46,9 +46,13 @@ func forbiddenTool(name, description string) bool {
 			return true
 		}
 	}
-	// Completing or confirming checkout is paying.
-	return reToolCheckout.MatchString(name) && reToolFinish.MatchString(name+" "+description)
+	// Completing or confirming checkout is paying: by the tool's name, or
+	// by a description that says it completes, pays or charges. "Open the
+	// checkout page to enter shipping and payment details" does not.
+	return reToolCheckout.MatchString(name) && (reToolFinish.MatchString(name) || reToolFinishDesc.MatchString(description))
 }
+
+var reToolFinishDesc = regexp.MustCompile(`(?i)\b(complete[sd]?|completing|confirm(s|ed|ing)?|submit(s|ted|ting)?|finali[sz](e|es|ed|ing)|place[sd]?|placing)\b|\bpa(y|ys|id|ying)\b|\bcharg(e|es|ed|ing)\b|\bbuy(s|ing)?\b|\bpurchas(e|es|ed|ing)\b`)
 
 // tools lists the page's WebMCP tools, imperative then declarative.
 func (s *session) tools() ([]tool, error) {

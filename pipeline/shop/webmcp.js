@@ -1,10 +1,13 @@
 // The WebMCP observer of shopper C. It runs in the page's own world before
 // any page script, on every document. It records the tools a page
 // registers with modelContext.registerTool, under navigator and under
-// document (recent Chromium moved it), wrapping a native modelContext when
-// the browser has one and standing in for it when it has none, as a
-// WebMCP-capable agent browser would. It exposes, read-only, the list of
-// tools and a way to call one; nothing else of the page is touched.
+// document (recent Chromium moved it), and the tools it provides all at
+// once with provideContext({tools}) (the earlier form of the API, which
+// the MCP-B polyfill and the pages written for it still use), wrapping a
+// native modelContext when the browser has one and standing in for it
+// when it has none, as a WebMCP-capable agent browser would. It exposes,
+// read-only, the list of tools and a way to call one; nothing else of the
+// page is touched.
 (() => {
   if (window.__svcWebMCP) return;
   const tools = new Map();
@@ -15,8 +18,16 @@
       return s === undefined ? null : JSON.parse(s);
     } catch (e) { return null; }
   };
-  const record = (tool, via) => {
-    if (tool && typeof tool.name === 'string' && tool.name && tools.size < 64) tools.set(tool.name, {tool, via});
+  const record = (tool, via, base) => {
+    if (tool && typeof tool.name === 'string' && tool.name && tools.size < 64) tools.set(tool.name, {tool, via, base: !!base});
+  };
+  // provideContext replaces the tools provided before (not those
+  // registered one by one); clearContext removes them.
+  const clearBase = () => { for (const [n, t] of tools) if (t.base) tools.delete(n); };
+  const provide = (ctx, via) => {
+    clearBase();
+    const list = ctx && Array.isArray(ctx.tools) ? ctx.tools.slice(0, 64) : [];
+    for (const t of list) record(t, via, true);
   };
   const observe = (target, proto, via) => {
     const mc = target.modelContext;
@@ -27,11 +38,25 @@
         const unreg = mc.unregisterTool.bind(mc);
         mc.unregisterTool = name => { tools.delete(name); return unreg(name); };
       }
+      if (typeof mc.provideContext === 'function') {
+        const prov = mc.provideContext.bind(mc);
+        mc.provideContext = ctx => { provide(ctx, via); return prov(ctx); };
+      } else {
+        mc.provideContext = ctx => provide(ctx, via);
+      }
+      if (typeof mc.clearContext === 'function') {
+        const clear = mc.clearContext.bind(mc);
+        mc.clearContext = () => { clearBase(); return clear(); };
+      } else {
+        mc.clearContext = () => clearBase();
+      }
       return;
     }
     const shim = {
       registerTool(tool) { record(tool, via); return {unregister() { if (tool) tools.delete(tool.name); }}; },
       unregisterTool(name) { tools.delete(name); },
+      provideContext(ctx) { provide(ctx, via); },
+      clearContext() { clearBase(); },
     };
     try { Object.defineProperty(proto, 'modelContext', {configurable: true, enumerable: true, get() { return shim; }}); } catch (e) {}
   };

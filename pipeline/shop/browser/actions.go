@@ -187,6 +187,7 @@ func (p *Page) resetWorld() {
 	p.mu.Lock()
 	p.world = 0
 	p.mu.Unlock()
+	p.frames.forget("")
 }
 
 // worldID returns the execution context of the shopper's isolated world in
@@ -286,10 +287,16 @@ func (p *Page) CallOnNode(ctx context.Context, backend cdp.BackendNodeID, fn str
 	if err != nil {
 		return fmt.Errorf("call on node: %w", err)
 	}
+	return p.callOn(ctx, id, backend, fn, out, p.resetWorld)
+}
+
+// callOn calls fn with the node as its this in the world id; stale is
+// called when the world is gone.
+func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backend cdp.BackendNodeID, fn string, out any, stale func()) error {
 	obj, err := chromedp.Call(ctx, dom.ResolveNode, dom.ResolveNodeParams{BackendNodeID: backend, ExecutionContextID: id})
 	if err != nil {
 		if staleContext(err) {
-			p.resetWorld()
+			stale()
 		}
 		return fmt.Errorf("call on node: %w", err)
 	}

@@ -96,6 +96,9 @@ func (p *Page) watch(ev any) {
 			p.mu.Lock()
 			p.world = 0
 			p.mu.Unlock()
+			p.frames.forget("")
+		} else if e.Frame != nil {
+			p.frames.forget(e.Frame.ID)
 		}
 	}
 }

@@ -93,6 +93,7 @@ type Page struct {
 	docs     []Document
 	refused  []Refusal
 	world    runtime.ExecutionContextID
+	frames   frameWorlds // the isolated worlds of child frames
 	served   int
 	loading  bool // the main frame is loading a document
 	// navRequested is when the main frame last asked for a navigation
