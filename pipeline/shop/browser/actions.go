@@ -356,6 +356,8 @@ var axNamed = map[string]bool{
 	"button": true, "link": true, "combobox": true, "menuitem": true, "radio": true, "checkbox": true,
 	"tab": true, "switch": true, "option": true, "menuitemradio": true, "PopUpButton": true,
 	"MenuListOption": true, "listbox": true, "dialog": true, "alertdialog": true, "group": true, "radiogroup": true,
+	// B finds a consent manager by the name of its iframe or region.
+	"Iframe": true, "region": true,
 }
 
 // axKept are the properties a shopper reads.
