@@ -325,11 +325,20 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 // name's sources, descriptions, related nodes) of a page with a few
 // megabytes of text came to about 200 MB in svc for a single reading.
 func (p *Page) AXTree(ctx context.Context) ([]*accessibility.Node, error) {
-	ctx, cancel := p.with(ctx)
-	defer cancel()
-	res, err := chromedp.Call(ctx, getLeanAXTree, accessibility.GetFullAXTreeParams{})
+	nodes, err := p.axTree(ctx, "")
 	if err != nil {
 		return nil, fmt.Errorf("accessibility tree: %w", err)
+	}
+	return nodes, nil
+}
+
+// axTree reads the tree of frame f (the main frame when "").
+func (p *Page) axTree(ctx context.Context, f cdp.FrameID) ([]*accessibility.Node, error) {
+	ctx, cancel := p.with(ctx)
+	defer cancel()
+	res, err := chromedp.Call(ctx, getLeanAXTree, accessibility.GetFullAXTreeParams{FrameID: f})
+	if err != nil {
+		return nil, err
 	}
 	out := make([]*accessibility.Node, len(res.Nodes))
 	for i, w := range res.Nodes {

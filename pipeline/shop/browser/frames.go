@@ -128,13 +128,12 @@ func (p *Page) CallOnNodeIn(ctx context.Context, f cdp.FrameID, backend cdp.Back
 	return p.callOn(ctx, id, backend, fn, out, func() { p.frames.forget(f) })
 }
 
-// AXTreeIn returns the accessibility tree of child frame f.
+// AXTreeIn returns the accessibility tree of child frame f, read as
+// AXTree reads the page's.
 func (p *Page) AXTreeIn(ctx context.Context, f cdp.FrameID) ([]*accessibility.Node, error) {
-	ctx, cancel := p.with(ctx)
-	defer cancel()
-	res, err := chromedp.Call(ctx, accessibility.GetFullAXTree, accessibility.GetFullAXTreeParams{FrameID: f})
+	nodes, err := p.axTree(ctx, f)
 	if err != nil {
 		return nil, fmt.Errorf("accessibility tree of a frame: %w", err)
 	}
-	return res.Nodes, nil
+	return nodes, nil
 }
