@@ -2,7 +2,6 @@ package shop
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -18,6 +17,7 @@ import (
 
 	"svc/datasets/svc100"
 	"svc/fixtures"
+	"svc/internal/proctree"
 	"svc/pipeline/fetch"
 	"svc/pipeline/shop/browser"
 )
@@ -219,35 +219,9 @@ func (s *sampler) stop() memPeak {
 // treeMemory sums /proc/<pid>/smaps_rollup over root and its descendants,
 // except skip and its descendants.
 func treeMemory(root, skip int) memPeak {
-	children := map[int][]int{}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		// pid (comm) state ppid ...: comm may hold spaces, so read after ')'.
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		if len(fields) > 1 {
-			ppid, _ := strconv.Atoi(fields[1])
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
 	var m memPeak
 	kinds, counts := map[string]int64{}, map[string]int{}
-	queue := []int{root}
-	for len(queue) > 0 {
-		pid := queue[0]
-		queue = queue[1:]
-		if pid == skip {
-			continue
-		}
-		queue = append(queue, children[pid]...)
+	for _, pid := range proctree.Descendants(root, skip) {
 		pss, rss, ok := smapsRollup(pid)
 		if !ok {
 			continue

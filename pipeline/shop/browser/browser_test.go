@@ -10,8 +10,6 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
-	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,6 +17,8 @@ import (
 	"time"
 
 	"github.com/chromedp/cdproto/accessibility"
+
+	"svc/internal/proctree"
 )
 
 // needChromium skips a test when no Chromium is installed, except under
@@ -335,28 +335,8 @@ func TestOnePageOneRenderer(t *testing.T) {
 // test process.
 func renderers(t *testing.T) int {
 	t.Helper()
-	children := map[int][]int{}
-	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
-	for _, f := range stats {
-		b, err := os.ReadFile(f)
-		if err != nil {
-			continue
-		}
-		i := bytes.LastIndexByte(b, ')')
-		if i < 0 {
-			continue
-		}
-		fields := strings.Fields(string(b[i+1:]))
-		pid, _ := strconv.Atoi(filepath.Base(filepath.Dir(f)))
-		if len(fields) > 1 {
-			ppid, _ := strconv.Atoi(fields[1])
-			children[ppid] = append(children[ppid], pid)
-		}
-	}
 	n := 0
-	for queue := []int{os.Getpid()}; len(queue) > 0; queue = queue[1:] {
-		pid := queue[0]
-		queue = append(queue, children[pid]...)
+	for _, pid := range proctree.Descendants(os.Getpid(), 0) {
 		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 		if err == nil && bytes.Contains(cmd, []byte("--type=renderer")) {
 			n++
