@@ -158,6 +158,10 @@ func Flags(dir, proxy string, root bool) map[string]any {
 			"IsolateOrigins,site-per-process,PrivacySandboxSettings4,InterestFeedContentSuggestions," +
 			"SpareRendererForSitePerProcess,BackForwardCache,OptimizationGuideModelDownloading," +
 			"OptimizationGuideOnDeviceModel,OnDeviceModelService,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
+		// The network service runs in the browser process: one process
+		// fewer, about 27 MB (every request is served by svc's client
+		// through interception anyway).
+		"enable-features":               "NetworkServiceInProcess2",
 		"disable-site-isolation-trials": true,
 		"disable-dev-shm-usage":         true,
 		"disable-gpu":                   true,

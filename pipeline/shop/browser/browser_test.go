@@ -61,6 +61,9 @@ func TestFlags(t *testing.T) {
 	if f["in-process-gpu"] != true {
 		t.Error("in-process-gpu is not set")
 	}
+	if f["enable-features"] != "NetworkServiceInProcess2" {
+		t.Errorf("enable-features = %v, want the network service in the browser process", f["enable-features"])
+	}
 	if f["user-data-dir"] != "/tmp/profile" {
 		t.Errorf("user-data-dir = %v", f["user-data-dir"])
 	}
@@ -329,16 +332,26 @@ func TestOnePageOneRenderer(t *testing.T) {
 			t.Errorf("%d pages open: %d renderer processes, want %d (one per page, plus the %d of the first tab)", i, got, before+i, before)
 		}
 	}
+	if n := processes(t, "--utility-sub-type=network.mojom.NetworkService"); n != 0 {
+		t.Errorf("%d network service processes, want none (NetworkServiceInProcess2)", n)
+	}
 }
 
 // renderers counts the Chromium renderer processes descended from this
 // test process.
 func renderers(t *testing.T) int {
 	t.Helper()
+	return processes(t, "--type=renderer")
+}
+
+// processes counts the processes descended from this test process whose
+// command line holds arg.
+func processes(t *testing.T, arg string) int {
+	t.Helper()
 	n := 0
 	for _, pid := range proctree.Descendants(os.Getpid(), 0) {
 		cmd, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
-		if err == nil && bytes.Contains(cmd, []byte("--type=renderer")) {
+		if err == nil && bytes.Contains(cmd, []byte(arg)) {
 			n++
 		}
 	}
