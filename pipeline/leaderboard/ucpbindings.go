@@ -57,21 +57,9 @@ func (d *ucpREST) do(ctx context.Context, op, id string, arg map[string]any) ucp
 		body, _ = json.Marshal(arg)
 	}
 	target := d.endpoint + strings.ReplaceAll(path, "{id}", urlSegment(id))
-	if err := d.run.sign(m[0], target, h, body); err != nil {
-		step.Note = "the request could not be signed"
-		d.run.add(step)
-		return ucpAnswer{failure: "unsigned"}
-	}
-	d.run.ops++
-	resp, err := d.run.client.Do(ctx, fetch.Request{Method: m[0], URL: target, Header: h, Body: body, NoRedirect: true})
-	a := ucpAnswer{}
-	if err != nil {
-		a.failure = "unreachable"
-		if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-			a.failure = "timeout"
-		}
-		step.Note = "no answer: " + a.failure
-		d.run.add(step)
+	resp, failure := d.run.send(ctx, &step, m[0], target, h, body)
+	a := ucpAnswer{failure: failure}
+	if resp == nil {
 		return a
 	}
 	a.status = resp.StatusCode
@@ -245,22 +233,9 @@ func (d *ucpMCP) rpc(ctx context.Context, method string, params any, idem string
 	if idem != "" {
 		h.Set("Idempotency-Key", idem)
 	}
-	var a ucpAnswer
-	if err := d.run.sign(http.MethodPost, d.endpoint, h, body); err != nil {
-		a.failure = "unsigned"
-		step.Note = "the request could not be signed"
-		d.run.add(step)
-		return a, nil
-	}
-	d.run.ops++
-	resp, err := d.run.client.Do(ctx, fetch.Request{Method: http.MethodPost, URL: d.endpoint, Header: h, Body: body, NoRedirect: true})
-	if err != nil {
-		a.failure = "unreachable"
-		if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
-			a.failure = "timeout"
-		}
-		step.Note = "no answer: " + a.failure
-		d.run.add(step)
+	resp, failure := d.run.send(ctx, &step, http.MethodPost, d.endpoint, h, body)
+	a := ucpAnswer{failure: failure}
+	if resp == nil {
 		return a, nil
 	}
 	a.status, step.Status = resp.StatusCode, resp.StatusCode
@@ -294,4 +269,28 @@ func (d *ucpMCP) rpc(ctx context.Context, method string, params any, idem string
 	step.RPC, step.Codes = a.rpc, a.codes
 	d.run.add(step)
 	return a, env.Result
+}
+
+// send signs one request to a binding and sends it. With no answer (the
+// request could not be signed, or the business did not answer) it notes
+// why on step, logs the step and returns a nil response with the failure:
+// "unsigned", "unreachable" or "timeout".
+func (r *ucpRun) send(ctx context.Context, step *steplog.Step, method, target string, h http.Header, body []byte) (*fetch.Response, string) {
+	if err := r.sign(method, target, h, body); err != nil {
+		step.Note = "the request could not be signed"
+		r.add(*step)
+		return nil, "unsigned"
+	}
+	r.ops++
+	resp, err := r.client.Do(ctx, fetch.Request{Method: method, URL: target, Header: h, Body: body, NoRedirect: true})
+	if err != nil {
+		failure := "unreachable"
+		if errors.Is(err, fetch.ErrTimeout) || errors.Is(err, context.DeadlineExceeded) {
+			failure = "timeout"
+		}
+		step.Note = "no answer: " + failure
+		r.add(*step)
+		return nil, failure
+	}
+	return resp, ""
 }
