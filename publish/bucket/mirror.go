@@ -106,7 +106,23 @@ func (m *Mirror) pull(ctx context.Context, v string) error {
 	if _, err := Pull(ctx, m.b, m.key("data/"+v), filepath.Join(m.local, "data", v)); err != nil {
 		return fmt.Errorf("mirror: %w", err)
 	}
-	files, dirs, err := m.b.Dir(ctx, m.root)
+	// The top of the tree but data/, then data/ but its versions: data/
+	// holds every version, and only v is served; data/latest/ holds the
+	// bucket's copies of the small files, a symlink here.
+	if err := m.pullLevel(ctx, "", func(d string) bool { return d == "data" }); err != nil {
+		return err
+	}
+	return m.pullLevel(ctx, "data", func(d string) bool { return d == "latest" || publish.ValidVersion(d) })
+}
+
+// pullLevel copies the files of folder dir of the tree ("" the top) and
+// its subfolders but those skip names and the temporary ones.
+func (m *Mirror) pullLevel(ctx context.Context, dir string, skip func(string) bool) error {
+	at, sub := m.root, func(d string) string { return m.key(d) }
+	if dir != "" {
+		at, sub = m.key(dir), func(d string) string { return m.key(dir + "/" + d) }
+	}
+	files, dirs, err := m.b.Dir(ctx, at)
 	if err != nil {
 		return fmt.Errorf("mirror: %w", err)
 	}
@@ -116,29 +132,10 @@ func (m *Mirror) pull(ctx context.Context, v string) error {
 		}
 	}
 	for _, d := range dirs {
-		if d == "data" || strings.HasPrefix(d, tmpPrefix) {
+		if skip(d) || strings.HasPrefix(d, tmpPrefix) {
 			continue
 		}
-		if _, err := Pull(ctx, m.b, m.key(d), filepath.Join(m.local, d)); err != nil {
-			return fmt.Errorf("mirror: %w", err)
-		}
-	}
-	files, dirs, err = m.b.Dir(ctx, m.key("data"))
-	if err != nil {
-		return fmt.Errorf("mirror: %w", err)
-	}
-	for _, f := range files {
-		if err := m.pullFile(ctx, f.Key); err != nil {
-			return err
-		}
-	}
-	for _, d := range dirs {
-		// Versions other than v are not served; data/latest/ holds the
-		// bucket's copies of the small files, a symlink here.
-		if d == "latest" || publish.ValidVersion(d) || strings.HasPrefix(d, tmpPrefix) {
-			continue
-		}
-		if _, err := Pull(ctx, m.b, m.key("data/"+d), filepath.Join(m.local, "data", d)); err != nil {
+		if _, err := Pull(ctx, m.b, sub(d), filepath.Join(m.local, dir, d)); err != nil {
 			return fmt.Errorf("mirror: %w", err)
 		}
 	}
