@@ -162,7 +162,7 @@ func (p *Page) Settle(ctx context.Context) error {
 			continue
 		}
 		var st [2]any
-		err := p.Eval(ctx, settleJS, &st)
+		err := p.eval(ctx, settleJS, &st, true)
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
 		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
@@ -214,6 +214,14 @@ func (p *Page) worldID(ctx context.Context) (runtime.ExecutionContextID, error) 
 // Eval evaluates expr in the shopper's isolated world, awaiting a promise,
 // and decodes its JSON value into out (which may be nil).
 func (p *Page) Eval(ctx context.Context, expr string, out any) error {
+	return p.eval(ctx, expr, out, false)
+}
+
+// eval is Eval; with timed, the round trip of the evaluation (not of the
+// world's creation) goes into the page's rtt, which sets Settle's quiet
+// window. Settle's own short probe is timed: its round trip is the
+// renderer's latency, where a long reading's is also its work.
+func (p *Page) eval(ctx context.Context, expr string, out any, timed bool) error {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
@@ -221,7 +229,11 @@ func (p *Page) Eval(ctx context.Context, expr string, out any) error {
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
+		start := time.Now()
 		err = p.evaluate(ctx, id, expr, out)
+		if timed && err == nil {
+			p.sampleRTT(time.Since(start))
+		}
 		if err != nil && attempt == 0 && staleContext(err) {
 			p.resetWorld()
 			continue
@@ -246,17 +258,11 @@ func staleContext(err error) bool {
 
 func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
 	t := true
-	start := time.Now()
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: id, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
 	})
 	if err != nil {
 		return fmt.Errorf("eval: %w", err)
-	}
-	if len(expr) <= len(settleJS) {
-		// A short expression's round trip is the renderer's latency
-		// (a long one's is also its work): the quiet window follows it.
-		p.sampleRTT(time.Since(start))
 	}
 	if res.ExceptionDetails != nil {
 		msg := res.ExceptionDetails.Text
