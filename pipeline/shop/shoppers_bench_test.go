@@ -130,7 +130,7 @@ func BenchmarkShoppers(b *testing.B) {
 				sh, len(hosts), benchConcurrency, wall.Round(time.Millisecond), shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
 			fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ 600 MB); outcomes %v\n",
 				float64(peak.pss)/(1<<20), float64(peak.rss)/(1<<20), peak.procs, outcomes)
-			fmt.Printf("  at the peak, PSS by process: %s\n", peak.byKind)
+			fmt.Printf("  at the peak, PSS by process: %s; stores in flight %v\n", peak.byKind, peak.inFlight)
 			printExcess(hosts, took, floorTook, outcomeOf, traits)
 		}
 	}
@@ -167,12 +167,14 @@ func each(hosts []string, f func(string)) {
 }
 
 // memPeak is the largest memory of this process and its descendants seen,
-// with the PSS by kind of process at that moment.
+// with the PSS by kind of process and the stores in flight at that moment.
 type memPeak struct {
 	pss, rss, procs int64
 	byKind          string
+	inFlight        []string
 }
 
+// inFlight holds the hosts whose runs are going on, for memPeak.
 var inFlight sync.Map
 
 type sampler struct {
@@ -193,10 +195,8 @@ func sampleMemory(skip int) *sampler {
 		for {
 			m := treeMemory(os.Getpid(), skip)
 			if m.pss > peak.pss {
-				peak.pss, peak.byKind = m.pss, m.byKind
-				var hs []string
-				inFlight.Range(func(k, _ any) bool { hs = append(hs, k.(string)); return true })
-				peak.byKind += fmt.Sprint(" in flight ", hs)
+				peak.pss, peak.byKind, peak.inFlight = m.pss, m.byKind, nil
+				inFlight.Range(func(k, _ any) bool { peak.inFlight = append(peak.inFlight, k.(string)); return true })
 			}
 			peak.rss = max(peak.rss, m.rss)
 			peak.procs = max(peak.procs, m.procs)
