@@ -58,10 +58,21 @@ func (p *Page) Load(ctx context.Context, rawURL string) error {
 // at 50 ms: shorter windows (30 ms was tried) read pages mid-update once
 // the machine is loaded (TestSettleWaitsForTheDOMAndForRequestedNavigations
 // under a loaded make test).
+//
+// A document that has just loaded, with nothing happening since (no
+// request, no DOM change, no action of the shopper's), is judged after a
+// shorter window, minLoadQuiet or loadQuietPerRTT round trips: its load
+// event has fired and its load handlers have run, and the window only has
+// to catch what they deferred by a task or a frame. Work a page defers
+// longer (a theme that renders its buy button from a timer) is caught
+// by the shoppers' second, patient look before any conclusion that a
+// page lacks something (session.patientLook).
 const (
-	minQuiet    = 50 * time.Millisecond
-	maxQuiet    = 150 * time.Millisecond
-	quietPerRTT = 4
+	minQuiet        = 50 * time.Millisecond
+	maxQuiet        = 150 * time.Millisecond
+	quietPerRTT     = 4
+	minLoadQuiet    = 20 * time.Millisecond
+	loadQuietPerRTT = 2
 	// settleTick bounds each wait: Settle is woken by the page's events
 	// (a request ending, a load stopping), and looks again at least this
 	// often.
@@ -104,7 +115,17 @@ const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMu
 func (p *Page) quiet() time.Duration {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	return p.quietLocked()
+}
+
+func (p *Page) quietLocked() time.Duration {
 	return min(max(quietPerRTT*p.rtt, minQuiet), maxQuiet)
+}
+
+// loadQuietLocked is the window after a document's load with nothing
+// since: loadQuietPerRTT round trips, within [minLoadQuiet, maxQuiet].
+func (p *Page) loadQuietLocked() time.Duration {
+	return min(max(loadQuietPerRTT*p.rtt, minLoadQuiet), maxQuiet)
 }
 
 // Settle waits until the page has had no request in flight and no DOM
@@ -137,9 +158,14 @@ func (p *Page) Settle(ctx context.Context) error {
 		return nil
 	}
 	for {
-		q := p.quiet()
 		p.mu.Lock()
+		q, qLoad := p.quietLocked(), p.loadQuietLocked()
 		since := time.Since(p.activity)
+		// Nothing has happened since the document loaded: the short window.
+		justLoaded := !p.loaded.IsZero() && p.activity.Equal(p.loaded) && !p.loading
+		if justLoaded {
+			q = qLoad
+		}
 		var left time.Duration // until the network side may be idle
 		switch {
 		case p.inflight > 0:
@@ -166,6 +192,11 @@ func (p *Page) Settle(ctx context.Context) error {
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
 		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
+		if justLoaded && domQuiet < since-qLoad {
+			// The DOM changed after the load: scripts are at work, and get
+			// the full window.
+			q = p.quiet()
+		}
 		switch {
 		case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || since >= domPatience):
 			return nil

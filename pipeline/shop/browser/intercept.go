@@ -32,20 +32,37 @@ func (p *Page) serve(events iter.Seq2[cdpfetch.EventRequestPaused, error]) {
 		if err != nil {
 			return
 		}
-		p.track(+1)
+		// The browser's own requests (the tab's icon) are not the page's
+		// activity: no script waits for them.
+		d := 1
+		if browserOwn(&ev) {
+			d = 0
+		}
+		p.track(+d)
 		select {
 		case sem <- struct{}{}:
 		case <-p.ctx.Done():
-			p.track(-1)
+			p.track(-d)
 			return
 		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer func() { <-sem; p.track(-1) }()
+			defer func() { <-sem; p.track(-d) }()
 			p.handle(&ev)
 		}()
 	}
+}
+
+// browserOwn reports a request the browser makes for itself rather than
+// for the page: the tab's icon, which Chromium asks for once a document
+// has loaded.
+func browserOwn(ev *cdpfetch.EventRequestPaused) bool {
+	if ev.ResourceType != network.ResourceTypeOther || ev.Request == nil {
+		return false
+	}
+	u, err := url.Parse(ev.Request.URL)
+	return err == nil && u.Path == "/favicon.ico"
 }
 
 // watch follows the main frame's loading state, and drops the shopper's
@@ -72,7 +89,8 @@ func (p *Page) watch(ev any) {
 	case *page.EventFrameStoppedLoading:
 		if e.FrameID == p.frame {
 			p.mu.Lock()
-			p.loading, p.activity, p.navRequested = false, time.Now(), time.Time{}
+			now := time.Now()
+			p.loading, p.activity, p.loaded, p.navRequested = false, now, now, time.Time{}
 			p.mu.Unlock()
 			p.wake()
 		}
@@ -113,6 +131,9 @@ func (p *Page) Touch() {
 }
 
 func (p *Page) track(d int) {
+	if d == 0 {
+		return
+	}
 	p.mu.Lock()
 	p.inflight += d
 	p.activity = time.Now()

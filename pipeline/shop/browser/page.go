@@ -96,6 +96,9 @@ type Page struct {
 	frames   frameWorlds // the isolated worlds of child frames
 	served   int
 	loading  bool // the main frame is loading a document
+	// loaded is when the main frame last stopped loading: while activity
+	// is still that moment, nothing has happened since.
+	loaded time.Time
 	// navRequested is when the main frame last asked for a navigation
 	// that has not started yet (zero when none is pending).
 	navRequested time.Time
