@@ -470,5 +470,11 @@
     return {key: cur, items: snapshot()};
   }
 
-  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, overlayFrame, framePoint};
+  // lookIf is stateIf and snapshotIf in one round trip: what a shopper
+  // reads of a page before each decision.
+  function lookIf(sk, ik) {
+    return {state: stateIf(sk), snapshot: snapshotIf(ik)};
+  }
+
+  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
 })

@@ -13,11 +13,10 @@ import (
 type domFinder struct{}
 
 func (domFinder) look(s *session) (view, error) {
-	st, err := s.state()
+	st, its, err := s.stateAndItems()
 	if err != nil {
 		return view{}, err
 	}
-	its, err := s.items()
 	v := view{st: st, items: its}
 	if st.OverlayFrames > 0 {
 		v.frameItems = s.overlayFrameItems()

@@ -45,9 +45,10 @@ type session struct {
 	dismissing  bool                              // an overlay is being dismissed: no second dismissal inside it
 	dismissed   int                               // overlays dismissed so far
 
-	product  string // the product the run tries to buy
-	added    bool   // an add-to-cart action was taken and confirmed
-	lastDocs int    // main-frame documents already judged
+	product  string          // the product the run tries to buy
+	added    bool            // an add-to-cart action was taken and confirmed
+	lastDocs int             // main-frame documents already judged
+	waited   map[string]bool // what lookAgain has waited for
 
 	// seen is the last reading of the page. A reading is reused only
 	// while the page helper's key (the document, its DOM mutation count
@@ -70,49 +71,89 @@ func (s *session) stepCtx() (context.Context, context.CancelFunc) {
 	return context.WithTimeout(s.ctx, s.opts.StepTimeout)
 }
 
+// stateReading is the page helper's answer to stateIf.
+type stateReading struct {
+	PageState
+	Same bool   `json:"same"`
+	Key  string `json:"key"`
+}
+
+// itemsReading is the page helper's answer to snapshotIf.
+type itemsReading struct {
+	Same  bool   `json:"same"`
+	Key   string `json:"key"`
+	Items []Item `json:"items"`
+}
+
 // state reads the page.
 func (s *session) state() (PageState, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var r struct {
-		PageState
-		Same bool   `json:"same"`
-		Key  string `json:"key"`
-	}
+	var r stateReading
 	k, _ := json.Marshal(s.seen.stKey)
 	if err := s.page.Eval(ctx, helper+".stateIf("+string(k)+")", &r); err != nil {
 		s.forget()
 		return PageState{}, err
 	}
+	return s.keepState(r), nil
+}
+
+// keepState caches a state reading, or returns the cached one when the
+// page is unchanged.
+func (s *session) keepState(r stateReading) PageState {
 	if r.Same {
-		return s.seen.st, nil
+		return s.seen.st
 	}
 	if s.seen.stKey != r.Key {
 		s.seen = pageCache{} // a new page: every cached reading is stale
 	}
 	s.seen.stKey, s.seen.st = r.Key, r.PageState
-	return r.PageState, nil
+	return r.PageState
 }
 
 // items lists the actionable elements of the page.
 func (s *session) items() ([]Item, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var r struct {
-		Same  bool   `json:"same"`
-		Key   string `json:"key"`
-		Items []Item `json:"items"`
-	}
+	var r itemsReading
 	k, _ := json.Marshal(s.seen.itemsKey)
 	if err := s.page.Eval(ctx, helper+".snapshotIf("+string(k)+")", &r); err != nil {
 		s.forget()
 		return nil, err
 	}
+	return s.keepItems(r), nil
+}
+
+func (s *session) keepItems(r itemsReading) []Item {
 	if r.Same {
-		return s.seen.items, nil
+		return s.seen.items
 	}
 	s.seen.itemsKey, s.seen.items = r.Key, r.Items
-	return r.Items, nil
+	return r.Items
+}
+
+// stateAndItems is state and items in one round trip.
+func (s *session) stateAndItems() (PageState, []Item, error) {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var r struct {
+		State    stateReading `json:"state"`
+		Snapshot itemsReading `json:"snapshot"`
+	}
+	sk, _ := json.Marshal(s.seen.stKey)
+	ik, _ := json.Marshal(s.seen.itemsKey)
+	if err := s.page.Eval(ctx, helper+".lookIf("+string(sk)+", "+string(ik)+")", &r); err != nil {
+		s.forget()
+		return PageState{}, nil, err
+	}
+	items, itemsKey := s.seen.items, s.seen.itemsKey
+	st := s.keepState(r.State) // may drop the cache, items too
+	if r.Snapshot.Same {
+		// The items were read at this very key (after the state was).
+		s.seen.itemsKey, s.seen.items = itemsKey, items
+		return st, items, nil
+	}
+	return st, s.keepItems(r.Snapshot), nil
 }
 
 // evalIn evaluates expr in the shopper's world of frame f ("" is the
