@@ -149,6 +149,12 @@ func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut
 		return false, nil
 	}
 	ctls, direct := f.products(s, v)
+	if len(ctls) == 0 && len(direct) == 0 {
+		if again, ok := s.lookAgain(f, v, "products"); ok {
+			v = again
+			ctls, direct = f.products(s, v)
+		}
+	}
 	for i, c := range ctls {
 		if *tried >= 4 {
 			break
@@ -210,6 +216,35 @@ var (
 	errSoldOut = errors.New("sold out")
 	errNoAdd   = errors.New("no add control")
 )
+
+// patience is how long a shopper waits, once per page, before it
+// concludes that the page lacks what it looks for: a theme may render its
+// product grid or its buy button from a timer or after hydrating, later
+// than Settle's quiet window.
+const patience = 300 * time.Millisecond
+
+// lookAgain waits patience and reads the page once more, the first time
+// a run looks for what (a product, an add control) and does not find it:
+// a store's pages share their templates, so a second product page that
+// lacks its button lacks it for good. ok is false when it did not wait or
+// could not read.
+func (s *session) lookAgain(f finder, v view, what string) (view, bool) {
+	if s.waited[what] {
+		return v, false
+	}
+	if s.waited == nil {
+		s.waited = map[string]bool{}
+	}
+	s.waited[what] = true
+	if err := s.pause(patience); err != nil {
+		return v, false
+	}
+	again, err := f.look(s)
+	if err != nil {
+		return v, false
+	}
+	return again, true
+}
 
 // backTo returns to the start page between products.
 func (s *session) backTo(home string) error {
@@ -276,6 +311,11 @@ func (s *session) buy(f finder) error {
 		return errNoAdd
 	}
 	c, ok, soldOut := f.add(v)
+	if !ok {
+		if v, ok = s.lookAgain(f, v, "add"); ok {
+			c, ok, soldOut = f.add(v)
+		}
+	}
 	if !ok {
 		if soldOut {
 			s.record("inspect", "", "", "the product is sold out")

@@ -148,8 +148,12 @@ func (h *heldout) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 }
 
 // loadTemplates parses every *.html of a shop's directory as one set.
+// A shop with no directory writes its pages itself (nil templates).
 func loadTemplates(t *testing.T, dir string) *template.Template {
 	t.Helper()
+	if dir == "" {
+		return nil
+	}
 	files, err := filepath.Glob(filepath.Join("testdata", "realshops", dir, "*.html"))
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no templates for %s: %v", dir, err)
