@@ -41,7 +41,8 @@ const benchConcurrency = 2
 // in a child process left out of the sum. The figures are printed, not
 // asserted. SVC_BENCH_SHOP_STORES=N runs the first N stores only, and
 // SVC_BENCH_SHOPPERS=A,E other shoppers; SVC_BENCH_SHOP_LATENCY=200ms delays
-// every answer of the world as a real store's round trip would.
+// every answer of the world as a real store's round trip would;
+// SVC_BENCH_SHOP_TRAIT=html_form_cart runs the stores of one shop trait.
 func BenchmarkShoppers(b *testing.B) {
 	if browser.FindExecPath() == "" {
 		b.Skip("no Chromium found: the browser shoppers cannot be measured")
@@ -72,6 +73,15 @@ func BenchmarkShoppers(b *testing.B) {
 	traits := map[string]string{} // the shop trait of each store, for the report
 	for _, st := range fixtures.Generate(1, fixtures.DefaultStores).Stores {
 		traits[st.Host] = st.ShopTrait()
+	}
+	if tr := os.Getenv("SVC_BENCH_SHOP_TRAIT"); tr != "" {
+		var keep []string
+		for _, h := range hosts {
+			if traits[h] == tr {
+				keep = append(keep, h)
+			}
+		}
+		hosts = keep
 	}
 	shoppers := []Shopper{Semantic, Accessibility}
 	if v := os.Getenv("SVC_BENCH_SHOPPERS"); v != "" {
