@@ -106,9 +106,11 @@ const mutationJS = `(() => {
   };
 })()`
 
-// settleJS reports the document's readiness and how long its DOM has
-// been quiet (in ms; -1 when the document has no observer).
-const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1]`
+// settleJS reports the document's readiness, how long its DOM has been
+// quiet (in ms; -1 when the document has no observer), and how long ago
+// its load event ended (in ms, by the page's own clock; -1 before then).
+const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1,
+  (() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1 })()]`
 
 // quiet is the current quiet window: quietPerRTT round trips of the
 // page's evaluations, within [minQuiet, maxQuiet].
@@ -187,12 +189,13 @@ func (p *Page) Settle(ctx context.Context) error {
 			}
 			continue
 		}
-		var st [2]any
+		var st [3]any
 		err := p.eval(ctx, settleJS, &st, true)
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
 		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
-		if justLoaded && domQuiet < since-qLoad {
+		sinceLoadMS, _ := st[2].(float64)
+		if justLoaded && quietMS >= 0 && sinceLoadMS >= 0 && quietMS < sinceLoadMS {
 			// The DOM changed after the load: scripts are at work, and get
 			// the full window.
 			q = p.quiet()

@@ -5,6 +5,9 @@ import (
 	"net/http"
 	"testing"
 	"time"
+
+	cdpfetch "github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/network"
 )
 
 // TestSettleWaitsForTheDOMAndForRequestedNavigations holds Settle to what
@@ -78,6 +81,52 @@ document.getElementById('nav').onclick = () => setTimeout(() => { location.href 
 	}
 }
 
+// TestSettleAfterALoadWaitsForScriptsAtWork: the short window after a
+// load holds only while nothing happens; a page whose script starts
+// changing the DOM in the task after its load event, every 30 ms (longer than
+// the short window, shorter than the full one), is read once it stops.
+func TestSettleAfterALoadWaitsForScriptsAtWork(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>busy</title><p id="out">0</p>
+<script>
+addEventListener('load', () => setTimeout(() => {
+  let i = 0;
+  document.getElementById('out').textContent = 'started';
+  const t = setInterval(() => { i++; document.getElementById('out').textContent = i < 8 ? String(i) : 'done';
+    if (i === 8) clearInterval(t); }, 30);
+}, 0));
+</script>`)
+	})
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	var out string
+	if err := p.Eval(ctx, "document.getElementById('out').textContent", &out); err != nil {
+		t.Fatal(err)
+	}
+	if out != "done" {
+		t.Errorf("after the load settled the page shows %q, want done: the short window after a load held while a script changed the DOM", out)
+	}
+}
+
+// TestTheTabIconIsNotPageActivity: Chromium's request for /favicon.ico is
+// the browser's own, and does not hold Settle; the page's requests do.
+func TestTheTabIconIsNotPageActivity(t *testing.T) {
+	for _, c := range []struct {
+		typ  network.ResourceType
+		url  string
+		want bool
+	}{
+		{network.ResourceTypeOther, "https://shop.test/favicon.ico", true},
+		{network.ResourceTypeImage, "https://shop.test/favicon.ico", false},
+		{network.ResourceTypeOther, "https://shop.test/api/cart", false},
+		{network.ResourceTypeFetch, "https://shop.test/favicon.ico?x=1", false},
+	} {
+		ev := &cdpfetch.EventRequestPaused{ResourceType: c.typ, Request: &network.Request{URL: c.url}}
+		if got := browserOwn(ev); got != c.want {
+			t.Errorf("%s %s: browser's own %v, want %v", c.typ, c.url, got, c.want)
+		}
+	}
+}
+
 // TestQuietFollowsTheRenderer: Settle's quiet window is 50 ms on a quick
 // renderer and grows with the round trip of its evaluations on a busy
 // one, up to 150 ms.
@@ -94,6 +143,20 @@ func TestQuietFollowsTheRenderer(t *testing.T) {
 		}
 		if got := p.quiet(); got != c.want {
 			t.Errorf("round trip %v: quiet window %v, want %v", c.rtt, got, c.want)
+		}
+	}
+	// After a load with nothing since: 20 ms, or two round trips.
+	for _, c := range []struct{ rtt, want time.Duration }{
+		{0, 20 * time.Millisecond},
+		{30 * time.Millisecond, 60 * time.Millisecond},
+		{time.Second, 150 * time.Millisecond},
+	} {
+		p := &Page{}
+		if c.rtt > 0 {
+			p.sampleRTT(c.rtt)
+		}
+		if got := p.loadQuietLocked(); got != c.want {
+			t.Errorf("round trip %v: window after a load %v, want %v", c.rtt, got, c.want)
 		}
 	}
 	p := &Page{}
