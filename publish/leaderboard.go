@@ -31,15 +31,25 @@ type Leaderboard struct {
 	Stores               []GridRow      `json:"stores,omitempty"`
 }
 
-// RunStats are the figures of one run.
+// RunStats are the figures of one run. A path that was not run has n 0
+// and every figure null: no count of an unrun path is published as a
+// measured zero.
 type RunStats struct {
-	N             int           `json:"n"`
-	CartSuccesses int           `json:"cartSuccesses"`
-	Rate          *float64      `json:"rate"`     // null when n is 0
-	Wilson95      *Interval     `json:"wilson95"` // null when n is 0
-	Outcomes      OutcomeCounts `json:"outcomes"`
-	FirstAt       *time.Time    `json:"firstAttemptAt"`
-	LastAt        *time.Time    `json:"lastAttemptAt"`
+	N             int            `json:"n"`
+	CartSuccesses *int           `json:"cartSuccesses"` // null when n is 0
+	Rate          *float64       `json:"rate"`          // null when n is 0
+	Wilson95      *Interval      `json:"wilson95"`      // null when n is 0
+	Outcomes      *OutcomeCounts `json:"outcomes"`      // null when n is 0
+	FirstAt       *time.Time     `json:"firstAttemptAt"`
+	LastAt        *time.Time     `json:"lastAttemptAt"`
+}
+
+// Successes is the count of cart successes, 0 for a run with no result.
+func (s RunStats) Successes() int {
+	if s.CartSuccesses == nil {
+		return 0
+	}
+	return *s.CartSuccesses
 }
 
 // Interval is a confidence interval.

@@ -38,7 +38,7 @@ func build(own map[string]*AgentRun, subs []Stored, opts AggregateOptions) (*pub
 		if !ok {
 			b.Paths = append(b.Paths, publish.AgentPathRow{ID: p.ID, Label: p.Label, Path: p.Path, Agent: p.Agent,
 				Status: StatusNotRun, Verified: true, Evidence: EvidenceNotMeasured, MeasuredBy: strPtr(MeasuredBy),
-				RunStats: publish.RunStats{Outcomes: publish.OutcomeCounts{}}})
+				RunStats: publish.RunStats{}})
 			continue
 		}
 		s := r.Submission
@@ -92,23 +92,29 @@ func strPtr(s string) *string { return &s }
 
 func stats(s *Submission) publish.RunStats {
 	st := publish.RunStats{N: len(s.Results)}
+	if st.N == 0 {
+		return st
+	}
+	var o publish.OutcomeCounts
+	successes := 0
+	st.Outcomes, st.CartSuccesses = &o, &successes
 	for _, r := range s.Results {
 		switch r.Outcome {
 		case OutcomeAddedToCart:
-			st.Outcomes.AddedToCart++
+			o.AddedToCart++
 		case OutcomeCheckoutReached:
-			st.Outcomes.CheckoutReached++
+			o.CheckoutReached++
 		case OutcomeNoCart:
-			st.Outcomes.NoCart++
+			o.NoCart++
 		case OutcomeBlocked:
-			st.Outcomes.Blocked++
+			o.Blocked++
 		case OutcomeError:
-			st.Outcomes.Error++
+			o.Error++
 		case OutcomeNotAttempted:
-			st.Outcomes.NotAttempted++
+			o.NotAttempted++
 		}
 		if CartSuccess(r.Outcome) {
-			st.CartSuccesses++
+			successes++
 		}
 		if t, ok := ParseTime(r.At); ok {
 			if st.FirstAt == nil || t.Before(*st.FirstAt) {
@@ -120,8 +126,8 @@ func stats(s *Submission) publish.RunStats {
 			}
 		}
 	}
-	if lo, hi, ok := Wilson(st.CartSuccesses, st.N, Z95); ok {
-		rate := round3(float64(st.CartSuccesses) / float64(st.N))
+	if lo, hi, ok := Wilson(successes, st.N, Z95); ok {
+		rate := round3(float64(successes) / float64(st.N))
 		st.Rate = &rate
 		st.Wilson95 = &publish.Interval{Low: round3(lo), High: round3(hi)}
 	}

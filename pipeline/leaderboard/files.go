@@ -61,9 +61,14 @@ func statsCells(s publish.RunStats) datasets.Row {
 	if s.Rate != nil {
 		rate, lo, hi = *s.Rate, s.Wilson95.Low, s.Wilson95.High
 	}
-	o := s.Outcomes
-	return datasets.Row{int64(s.N), int64(s.CartSuccesses), rate, lo, hi,
-		int64(o.AddedToCart), int64(o.CheckoutReached), int64(o.NoCart), int64(o.Blocked), int64(o.Error), int64(o.NotAttempted)}
+	row := datasets.Row{int64(s.N), nil, rate, lo, hi, nil, nil, nil, nil, nil, nil}
+	if s.CartSuccesses != nil {
+		row[1] = int64(*s.CartSuccesses)
+	}
+	if o := s.Outcomes; o != nil {
+		copy(row[5:], datasets.Row{int64(o.AddedToCart), int64(o.CheckoutReached), int64(o.NoCart), int64(o.Blocked), int64(o.Error), int64(o.NotAttempted)})
+	}
+	return row
 }
 
 func boardCSV(b *publish.Leaderboard) ([]byte, error) {

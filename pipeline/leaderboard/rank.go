@@ -80,7 +80,7 @@ func compareStats(x, y publish.RunStats) int {
 		}
 		return 1
 	}
-	return y.CartSuccesses - x.CartSuccesses
+	return y.Successes() - x.Successes()
 }
 
 func low(s publish.RunStats) float64 {

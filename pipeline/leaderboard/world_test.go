@@ -3,6 +3,7 @@ package leaderboard
 import (
 	"bytes"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"io/fs"
 	"os"
@@ -222,8 +223,8 @@ func TestWorldLeaderboard(t *testing.T) {
 			counts = addOutcome(counts, o)
 		}
 		lo, hi, _ := Wilson(k, n, Z95)
-		wantStats := publish.RunStats{N: n, CartSuccesses: k, Rate: ptr(round3(float64(k) / float64(n))),
-			Wilson95: &publish.Interval{Low: round3(lo), High: round3(hi)}, Outcomes: counts}
+		wantStats := publish.RunStats{N: n, CartSuccesses: &k, Rate: ptr(round3(float64(k) / float64(n))),
+			Wilson95: &publish.Interval{Low: round3(lo), High: round3(hi)}, Outcomes: &counts}
 		got := p.RunStats
 		got.FirstAt, got.LastAt = nil, nil
 		if diff := cmp.Diff(wantStats, got); diff != "" {
@@ -254,7 +255,7 @@ func TestWorldLeaderboard(t *testing.T) {
 			cartLinks++
 		}
 	}
-	if got := board.Paths[6].CartSuccesses; got != cartLinks {
+	if got := board.Paths[6].Successes(); got != cartLinks {
 		t.Errorf("mcp cart successes = %d, want %d stores with cartLink", got, cartLinks)
 	}
 	if wd.ucp != nil {
@@ -264,7 +265,7 @@ func TestWorldLeaderboard(t *testing.T) {
 				sessions++
 			}
 		}
-		if got := board.Paths[5].CartSuccesses; got != sessions || sessions == 0 {
+		if got := board.Paths[5].Successes(); got != sessions || sessions == 0 {
 			t.Errorf("ucp cart successes = %d, want %d stores where a checkout session is created (and more than 0)", got, sessions)
 		}
 		for _, st := range stores {
@@ -296,7 +297,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	}
 	// Ranked by the lower Wilson bound: 12/12 (Bolt) above 10/30 (Acme).
 	if r := board.Unverified.Runs; r[0].ID != subs[1].ID() || r[1].ID != subs[0].ID() ||
-		r[1].CartSuccesses != subs[0].CartSuccesses() || r[1].N != 30 {
+		r[1].Successes() != subs[0].CartSuccesses() || r[1].N != 30 {
 		t.Errorf("unverified runs = %+v", r)
 	}
 
@@ -370,8 +371,8 @@ func TestWorldLeaderboard(t *testing.T) {
 		}
 	}
 	for _, p := range board.Paths {
-		if p.RunID != nil && successes[*p.RunID] != p.CartSuccesses {
-			t.Errorf("table: %s has %d successes, board %d", *p.RunID, successes[*p.RunID], p.CartSuccesses)
+		if p.RunID != nil && successes[*p.RunID] != p.Successes() {
+			t.Errorf("table: %s has %d successes, board %d", *p.RunID, successes[*p.RunID], p.Successes())
 		}
 	}
 
@@ -472,8 +473,8 @@ func TestWriteBrowserRuns(t *testing.T) {
 		if measured != (p.Status == StatusMeasured) || measured != (p.Rate != nil) || (!measured && p.Evidence != EvidenceNotMeasured) {
 			t.Errorf("%s: status %s, rate %v, evidence %s", p.ID, p.Status, p.Rate, p.Evidence)
 		}
-		if measured && (p.N != 100 || p.CartSuccesses != 99 || p.StartedAt == nil || p.FinishedAt == nil) {
-			t.Errorf("%s: n %d, successes %d, dates %v %v", p.ID, p.N, p.CartSuccesses, p.StartedAt, p.FinishedAt)
+		if measured && (p.N != 100 || p.Successes() != 99 || p.StartedAt == nil || p.FinishedAt == nil) {
+			t.Errorf("%s: n %d, successes %d, dates %v %v", p.ID, p.N, p.Successes(), p.StartedAt, p.FinishedAt)
 		}
 	}
 }
@@ -508,7 +509,8 @@ func TestAggregateWithoutRuns(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, p := range b.Paths {
-		if p.Status != "not_run" || p.Rate != nil || p.Wilson95 != nil || p.RunID != nil || p.Evidence != EvidenceNotMeasured {
+		if p.Status != "not_run" || p.Rate != nil || p.Wilson95 != nil || p.RunID != nil || p.Evidence != EvidenceNotMeasured ||
+			p.N != 0 || p.CartSuccesses != nil || p.Outcomes != nil {
 			t.Errorf("%s: %+v", p.ID, p)
 		}
 	}
@@ -516,8 +518,36 @@ func TestAggregateWithoutRuns(t *testing.T) {
 		t.Errorf("grid: %d rows", len(b.Stores))
 	}
 	raw, _ := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(publish.LeaderboardPath)))
-	if !bytes.Contains(raw, []byte(`"rate": null`)) || !bytes.Contains(raw, []byte(`"wilson95": null`)) {
-		t.Errorf("unmeasured figures are not null:\n%s", raw)
+	for _, f := range []string{`"rate": null`, `"wilson95": null`, `"cartSuccesses": null`, `"outcomes": null`} {
+		if !bytes.Contains(raw, []byte(f)) {
+			t.Errorf("unmeasured figures are not null (no %s):\n%s", f, raw)
+		}
+	}
+	if bytes.Contains(raw, []byte(`"cartSuccesses": 0`)) || bytes.Contains(raw, []byte(`"added_to_cart": 0`)) {
+		t.Errorf("a path not run publishes a count of 0:\n%s", raw)
+	}
+	// The CSV: every path not run has n 0 and empty figures.
+	csvRaw, err := os.ReadFile(filepath.Join(runDir, "f", filepath.FromSlash(publish.LeaderboardCSVPath)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	recs, err := csv.NewReader(bytes.NewReader(csvRaw)).ReadAll()
+	if err != nil || len(recs) != len(b.Paths)+1 {
+		t.Fatalf("csv: %d records, %v", len(recs), err)
+	}
+	col := map[string]int{}
+	for i, h := range recs[0] {
+		col[h] = i
+	}
+	for _, r := range recs[1:] {
+		if r[col["n"]] != "0" {
+			t.Errorf("csv %s: n %q, want 0", r[col["id"]], r[col["n"]])
+		}
+		for _, c := range []string{"cart_successes", "rate", "added_to_cart", "checkout_reached", "no_cart", "blocked", "error", "not_attempted"} {
+			if r[col[c]] != "" {
+				t.Errorf("csv %s: %s %q, want empty (not run)", r[col["id"]], c, r[col[c]])
+			}
+		}
 	}
 }
 

@@ -122,12 +122,12 @@ func testInput(t *testing.T) Input {
 		Methodology: "Cart success.", Attribution: datasets.Attribution,
 		Paths: []publish.AgentPathRow{
 			{ID: "browser-a", Label: "Browser shopper A", Path: "browser", Status: "measured", Verified: true, Evidence: "Measured",
-				RunStats: publish.RunStats{N: 20, CartSuccesses: 10, Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}},
+				RunStats: publish.RunStats{N: 20, CartSuccesses: ptrTo(10), Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}},
 			{ID: "ucp", Label: "UCP path", Path: "ucp", Status: "not_run", Verified: true, Evidence: "Measured"},
 		},
 		Unverified: publish.UnverifiedRuns{Note: "Self-reported.", Count: 1, Runs: []publish.SubmissionRow{{ID: "sub-1", Status: "unverified",
 			Evidence: "Self-reported", Agent: publish.PublicAgent{Name: "Outside <Agent>"}, Path: "browser",
-			RunStats: publish.RunStats{N: 10, CartSuccesses: 9, Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}, SubmittedAt: checkedAt}}},
+			RunStats: publish.RunStats{N: 10, CartSuccesses: ptrTo(9), Rate: &rate, Wilson95: &publish.Interval{Low: lo, High: hi}}, SubmittedAt: checkedAt}}},
 		Stores: []publish.GridRow{
 			{ID: "svc100-v1-001", Host: "buyhere.test", Name: "Buy Here", Category: "footwear", Outcomes: map[string]*string{"browser-a": &ok}},
 			{ID: "svc100-v1-002", Host: "elsewhere.test", Name: "Elsewhere", Category: "home", Outcomes: map[string]*string{}},
@@ -376,3 +376,4 @@ func BenchmarkBuild(b *testing.B) {
 		b.ReportMetric(float64(size)/n, "bytes/store")
 	}
 }
+func ptrTo[T any](v T) *T { return &v }
