@@ -379,7 +379,7 @@ func (s *session) awaitCartEvidence() (bool, string) {
 		case <-time.After(150 * time.Millisecond):
 		}
 		ctx, cancel := s.stepCtx()
-		_ = s.page.Settle(ctx)
+		_ = s.settle(ctx)
 		cancel()
 	}
 }
@@ -542,7 +542,7 @@ func (s *session) pause(d time.Duration) error {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	s.forget()
-	return s.page.Settle(ctx)
+	return s.settle(ctx)
 }
 
 func (s *session) useOnce(c control, why string) error {

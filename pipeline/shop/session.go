@@ -132,6 +132,41 @@ func (s *session) keepItems(r itemsReading) []Item {
 	return r.Items
 }
 
+// prefetchJS is what Settle reads of a page while it waits out the quiet
+// window (browser.Page.Prefetch): the state, and for a shopper that reads
+// the DOM the items too.
+func prefetchJS(items bool) string {
+	if items {
+		return helper + ".lookIf('', '')"
+	}
+	return "({state: " + helper + ".stateIf('')})"
+}
+
+// takeReading installs the reading Settle prefetched, when the page is
+// still as read, so the shopper's next state and items are answered from
+// it ("same") instead of read again.
+func (s *session) takeReading() {
+	var r struct {
+		State    *stateReading `json:"state"`
+		Snapshot *itemsReading `json:"snapshot"`
+	}
+	if !s.page.Reading(&r) || r.State == nil || r.State.Same || r.State.Key == "" {
+		return
+	}
+	s.seen = pageCache{}
+	s.keepState(*r.State)
+	if r.Snapshot != nil && !r.Snapshot.Same && r.Snapshot.Key == r.State.Key {
+		s.keepItems(*r.Snapshot)
+	}
+}
+
+// settle waits for the page to settle and takes what was read meanwhile.
+func (s *session) settle(ctx context.Context) error {
+	err := s.page.Settle(ctx)
+	s.takeReading()
+	return err
+}
+
 // stateAndItems is state and items in one round trip.
 func (s *session) stateAndItems() (PageState, []Item, error) {
 	ctx, cancel := s.stepCtx()
@@ -316,6 +351,7 @@ func (s *session) open(raw, why string) error {
 	defer cancel()
 	s.forget()
 	err := s.page.Navigate(ctx, raw)
+	s.takeReading()
 	st, _ := s.state()
 	note := why
 	if err != nil {
@@ -359,7 +395,7 @@ func (s *session) act(it Item, role, name, why string) error {
 		s.record("click", role, name, "the click failed")
 		return errGone
 	}
-	_ = s.page.Settle(ctx)
+	_ = s.settle(ctx)
 	st, _ := s.state()
 	s.recordState(st, "click", role, name, why)
 	return s.judge(st)
@@ -386,7 +422,7 @@ func (s *session) choose(it Item, opt Option, role, name string) error {
 		return errGone
 	}
 	s.page.Touch()
-	_ = s.page.Settle(ctx)
+	_ = s.settle(ctx)
 	st, _ := s.state()
 	s.recordState(st, "choose", role, name+": "+clipText(opt.Text, 40), "first available option")
 	return s.judge(st)

@@ -352,7 +352,7 @@ func (s *session) callTool(t tool, args map[string]any) (string, error) {
 		return "", err
 	}
 	s.page.Touch()
-	_ = s.page.Settle(ctx)
+	_ = s.settle(ctx)
 	st, _ := s.state()
 	note := "call with " + clipText(string(a), 80)
 	if isToolError(res) {
@@ -398,7 +398,7 @@ func (s *session) submitTool(t tool) error {
 		return err
 	}
 	s.page.Touch()
-	_ = s.page.Settle(ctx)
+	_ = s.settle(ctx)
 	st, _ := s.state()
 	s.recordState(st, "tool", "webmcp form", t.Name, "submit the tool's form")
 	return s.judge(st)

@@ -106,11 +106,111 @@ const mutationJS = `(() => {
   };
 })()`
 
+// keyJS names the document and its DOM as they are: the observer's id
+// and mutation count, and the address ("" without an observer). It is the
+// key of the shoppers' page helper (dom.js).
+const keyJS = `(globalThis.__svcMut ? globalThis.__svcMut.key() + ' ' + location.href : '')`
+
 // settleJS reports the document's readiness, how long its DOM has been
-// quiet (in ms; -1 when the document has no observer), and how long ago
-// its load event ended (in ms, by the page's own clock; -1 before then).
+// quiet (in ms; -1 when the document has no observer), how long ago its
+// load event ended (in ms, by the page's own clock; -1 before then), and
+// its key.
 const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1,
-  (() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1 })()]`
+  (() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1 })(),
+  ` + keyJS + `]`
+
+// Prefetch sets an expression (synchronous, in the shopper's isolated
+// world) that Settle evaluates as soon as nothing is in flight, while it
+// waits out the quiet window, so that the reading a shopper makes of each
+// settled page overlaps the wait instead of following it. Reading returns
+// its value.
+func (p *Page) Prefetch(expr string) {
+	p.mu.Lock()
+	p.prefetch = expr
+	p.mu.Unlock()
+}
+
+// Reading decodes into out the value of the Prefetch expression read
+// during the last Settle, and reports whether there is one: only when the
+// page at the end of Settle was still as read (the same document,
+// address and DOM mutation count).
+func (p *Page) Reading(out any) bool {
+	p.mu.Lock()
+	raw := p.reading
+	p.mu.Unlock()
+	return raw != nil && json.Unmarshal(raw, out) == nil
+}
+
+// prefetched is one evaluation of the Prefetch expression, with the key
+// of the page it read.
+type prefetched struct {
+	Key   string          `json:"k"`
+	Value json.RawMessage `json:"v"`
+}
+
+// prefetcher makes one Settle's readings: one evaluation in flight at a
+// time, started when nothing is in flight and again after any activity or
+// DOM change since the last one started.
+type prefetcher struct {
+	p    *Page
+	expr string          // "" reads nothing
+	ch   chan prefetched // the evaluation in flight, nil when none
+	at   time.Time       // when the last one started
+	got  *prefetched     // the last one done
+}
+
+// start reads the page, unless a reading is in flight.
+func (f *prefetcher) start(ctx context.Context) {
+	if f.expr == "" || f.ch != nil {
+		return
+	}
+	ch := make(chan prefetched, 1)
+	f.ch, f.at = ch, time.Now()
+	expr := "(() => { const k = " + keyJS + "; return {k, v: (" + f.expr + ")}; })()"
+	go func() {
+		var r prefetched
+		if err := f.p.eval(ctx, expr, &r, false); err != nil {
+			r = prefetched{}
+		}
+		ch <- r
+	}()
+}
+
+// poll takes the reading in flight if it is done, or with block waits for
+// it (or for ctx).
+func (f *prefetcher) poll(ctx context.Context, block bool) {
+	if f.ch == nil {
+		return
+	}
+	if !block {
+		select {
+		case r := <-f.ch:
+			f.got, f.ch = &r, nil
+		default:
+		}
+		return
+	}
+	select {
+	case r := <-f.ch:
+		f.got, f.ch = &r, nil
+	case <-ctx.Done():
+	}
+}
+
+// keep makes the last reading the page's Reading when it was of the page
+// as it is now, named by key.
+func (f *prefetcher) keep(ctx context.Context, key string) {
+	if f.expr == "" {
+		return
+	}
+	f.poll(ctx, true)
+	if f.got == nil || key == "" || f.got.Key != key || len(f.got.Value) == 0 {
+		return
+	}
+	f.p.mu.Lock()
+	f.p.reading = f.got.Value
+	f.p.mu.Unlock()
+}
 
 // quiet is the current quiet window: quietPerRTT round trips of the
 // page's evaluations, within [minQuiet, maxQuiet].
@@ -139,6 +239,10 @@ func (p *Page) Settle(ctx context.Context) error {
 	timer := time.NewTimer(0)
 	defer timer.Stop()
 	<-timer.C
+	p.mu.Lock()
+	p.reading = nil
+	pf := &prefetcher{p: p, expr: p.prefetch}
+	p.mu.Unlock()
 	wait := func(d time.Duration) error {
 		timer.Reset(min(max(d, time.Millisecond), settleTick))
 		defer func() {
@@ -168,6 +272,8 @@ func (p *Page) Settle(ctx context.Context) error {
 		if justLoaded {
 			q = qLoad
 		}
+		idle := p.inflight == 0 && !p.loading && p.navRequested.IsZero()
+		activity := p.activity
 		var left time.Duration // until the network side may be idle
 		switch {
 		case p.inflight > 0:
@@ -180,6 +286,10 @@ func (p *Page) Settle(ctx context.Context) error {
 			left = navPatience - time.Since(p.navRequested)
 		}
 		p.mu.Unlock()
+		pf.poll(ctx, false)
+		if idle && (pf.got == nil || pf.at.Before(activity)) {
+			pf.start(ctx)
+		}
 		if left > 0 {
 			if err := wait(left); err != nil {
 				if ctx.Err() != nil {
@@ -189,7 +299,7 @@ func (p *Page) Settle(ctx context.Context) error {
 			}
 			continue
 		}
-		var st [3]any
+		var st [4]any
 		err := p.eval(ctx, settleJS, &st, true)
 		state, _ := st[0].(string)
 		quietMS, _ := st[1].(float64)
@@ -202,9 +312,15 @@ func (p *Page) Settle(ctx context.Context) error {
 		}
 		switch {
 		case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || since >= domPatience):
+			key, _ := st[3].(string)
+			pf.keep(ctx, key)
 			return nil
 		case err == nil && state == "complete":
 			left = q - domQuiet
+			// The DOM moved on since the prefetched reading: read again.
+			if key, _ := st[3].(string); pf.got != nil && pf.got.Key != key {
+				pf.start(ctx)
+			}
 		default:
 			left = settleTick
 		}

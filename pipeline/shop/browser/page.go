@@ -105,6 +105,10 @@ type Page struct {
 	// rtt is the mean round trip of short evaluations: how busy the
 	// renderer is, which sets Settle's quiet window.
 	rtt time.Duration
+	// prefetch is the reading Settle makes while it waits (Prefetch), and
+	// reading its value from the last Settle when still current.
+	prefetch string
+	reading  []byte
 	// kick wakes Settle when the page's loading or requests change.
 	kick chan struct{}
 }

@@ -166,3 +166,47 @@ func TestQuietFollowsTheRenderer(t *testing.T) {
 		t.Errorf("after round trips of 40 ms and 0: quiet window %v, want 120ms (a quarter of each new sample)", got)
 	}
 }
+
+// TestPrefetchReadsTheSettledPage: the reading Settle makes while it
+// waits is returned only when it is of the page as settled. A page whose
+// script rewrites it for a while after its load is read as it ends, and a
+// page with no reading set returns none.
+func TestPrefetchReadsTheSettledPage(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/busy":
+			fmt.Fprint(w, `<!doctype html><title>busy</title><p id="out">0</p>
+<script>
+addEventListener('load', () => setTimeout(() => {
+  let i = 0;
+  document.getElementById('out').textContent = 'started';
+  const t = setInterval(() => { i++; document.getElementById('out').textContent = i < 6 ? String(i) : 'done';
+    if (i === 6) clearInterval(t); }, 30);
+}, 0));
+</script>`)
+		default:
+			fmt.Fprint(w, `<!doctype html><title>still</title><p id="out">still</p>`)
+		}
+	})
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	var out string
+	if p.Reading(&out) {
+		t.Errorf("a reading %q with no Prefetch set", out)
+	}
+	p.Prefetch(`document.getElementById('out').textContent`)
+	for _, c := range []struct{ path, want string }{{"/", "still"}, {"/busy", "done"}} {
+		if err := p.Navigate(ctx, "http://shop.test"+c.path); err != nil {
+			t.Fatal(err)
+		}
+		out = ""
+		if !p.Reading(&out) {
+			t.Errorf("%s: no reading of the settled page", c.path)
+		} else if out != c.want {
+			t.Errorf("%s: the reading is %q, want %q: it is not of the page as settled", c.path, out, c.want)
+		}
+		var now string
+		if err := p.Eval(ctx, "document.getElementById('out').textContent", &now); err != nil || now != c.want {
+			t.Errorf("%s: the page shows %q (%v), want %q", c.path, now, err, c.want)
+		}
+	}
+}
