@@ -205,6 +205,19 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if _, err := fetch.New(fetch.Options{FixtureAddr: opts.FixtureAddr, FixtureCA: opts.FixtureCA}); err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
+	// Chromium now and then dies while it starts on a loaded machine (its
+	// zygote's pipe breaks before the DevTools endpoint is up): one more
+	// try, with a fresh profile, before the browser lane gives up.
+	b, err := launch(ctx, opts)
+	if err != nil && ctx.Err() == nil {
+		opts.Logf("chromium: %v; starting it once more", err)
+		b, err = launch(ctx, opts)
+	}
+	return b, err
+}
+
+// launch starts one Chromium process with a fresh profile.
+func launch(ctx context.Context, opts Options) (*Browser, error) {
 	dir, err := os.MkdirTemp("", "svc-shop-profile-")
 	if err != nil {
 		return nil, fmt.Errorf("start browser: profile: %w", err)

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/netip"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -438,4 +439,46 @@ func keys[V any](m map[string]V) []string {
 		out = append(out, k)
 	}
 	return out
+}
+
+// TestStartTriesOnceMore: a Chromium that dies while it starts is started
+// once more, with a fresh profile; one that never starts is an error after
+// the second try.
+func TestStartTriesOnceMore(t *testing.T) {
+	needChromium(t)
+	dir := t.TempDir()
+	tries := filepath.Join(dir, "tries")
+	script := func(name string, failFirst bool) string {
+		p := filepath.Join(dir, name)
+		body := "#!/bin/sh\necho x >> " + tries + "\n"
+		if failFirst {
+			body += "if [ ! -e " + tries + ".ok ]; then touch " + tries + ".ok; echo 'zygote: broken pipe' >&2; exit 1; fi\nexec " + FindExecPath() + " \"$@\"\n"
+		} else {
+			body += "echo 'never starts' >&2\nexit 1\n"
+		}
+		if err := os.WriteFile(p, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	count := func() int {
+		b, _ := os.ReadFile(tries)
+		n := bytes.Count(b, []byte("x"))
+		os.Remove(tries)
+		return n
+	}
+	b, err := Start(t.Context(), Options{ExecPath: script("flaky", true)})
+	if err != nil {
+		t.Fatalf("a Chromium that died once was not started again: %v", err)
+	}
+	b.Close()
+	if n := count(); n != 2 {
+		t.Errorf("%d starts, want 2", n)
+	}
+	if _, err := Start(t.Context(), Options{ExecPath: script("broken", false)}); err == nil {
+		t.Error("a Chromium that never starts: no error")
+	}
+	if n := count(); n != 2 {
+		t.Errorf("%d starts of a broken Chromium, want 2", n)
+	}
 }
