@@ -4,9 +4,6 @@ import (
 	"fmt"
 	"net/http"
 	"testing"
-
-	"svc/pipeline/fetch"
-	"svc/pipeline/shop/browser"
 )
 
 // lateShop renders its product grid and its buy button from a timer,
@@ -59,17 +56,9 @@ func TestShoppersWaitForLateControls(t *testing.T) {
 	}
 	needChromiumOrSkip(t)
 	h := newHeldout(t, []*realShop{lateShop(250)})
-	b, err := browser.Start(t.Context(), browser.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	c, err := fetch.New(fetch.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
-	if err != nil {
-		t.Fatal(err)
-	}
+	opts := h.runOptions(t)
 	for _, sh := range []Shopper{Semantic, Accessibility} {
-		rep, err := Run(t.Context(), Options{Browser: b, Client: c}, sh, "https://late-bloom.test/")
+		rep, err := Run(t.Context(), opts, sh, "https://late-bloom.test/")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -31,6 +31,9 @@ import (
 	"testing"
 	"text/template"
 	"time"
+
+	"svc/pipeline/fetch"
+	"svc/pipeline/shop/browser"
 )
 
 // realShop is one held-out shop: its host, the directory of its files and
@@ -107,6 +110,22 @@ func newHeldout(t *testing.T, shops []*realShop) *heldout {
 }
 
 func (h *heldout) addr() string { return h.srv.Listener.Addr().String() }
+
+// runOptions starts a browser and a safe client that reach the held-out
+// shops only, for the test's life.
+func (h *heldout) runOptions(t *testing.T) Options {
+	t.Helper()
+	b, err := browser.Start(t.Context(), browser.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	c, err := fetch.New(fetch.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return Options{Browser: b, Client: c}
+}
 
 func (h *heldout) hit(host, what string) {
 	h.mu.Lock()

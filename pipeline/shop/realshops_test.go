@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"svc/pipeline/fetch"
 	"svc/pipeline/shop/browser"
 )
 
@@ -54,16 +53,7 @@ func TestShoppersOverTheHeldOutShops(t *testing.T) {
 		shops = append(shops, tr.shop)
 	}
 	h := newHeldout(t, shops)
-	b, err := browser.Start(t.Context(), browser.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { b.Close() })
-	c, err := fetch.New(fetch.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
-	if err != nil {
-		t.Fatal(err)
-	}
-	opts := Options{Browser: b, Client: c}
+	opts := h.runOptions(t)
 	only := os.Getenv("SVC_SHOP_ONLY")
 	sem := make(chan struct{}, 3)
 	var mu sync.Mutex
