@@ -217,10 +217,10 @@ var (
 	errNoAdd   = errors.New("no add control")
 )
 
-// patience is how long a shopper waits, once per page, before it
-// concludes that the page lacks what it looks for: a theme may render its
-// product grid or its buy button from a timer or after hydrating, later
-// than Settle's quiet window.
+// patience is how long a shopper waits, once a run for each thing it
+// looks for, before it concludes that a page lacks it: a theme may render
+// its product grid or its buy button from a timer or after hydrating,
+// later than Settle's quiet window.
 const patience = 300 * time.Millisecond
 
 // lookAgain waits patience and reads the page once more, the first time

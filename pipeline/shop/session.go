@@ -124,6 +124,8 @@ func (s *session) items() ([]Item, error) {
 	return s.keepItems(r), nil
 }
 
+// keepItems caches an items reading, or returns the cached items when
+// the page is unchanged.
 func (s *session) keepItems(r itemsReading) []Item {
 	if r.Same {
 		return s.seen.items
