@@ -142,7 +142,7 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		defer func() { opts.documents(u.Hostname(), page.Documents()) }()
 	}
 	s.page = page
-	page.Prefetch(prefetchJS(shopper == Semantic || shopper == Mobile))
+	page.Prefetch(s.prefetch(shopper == Semantic || shopper == Mobile, shopper == Accessibility))
 	rep.Browser = opts.Browser.Product()
 	if shopper == Model {
 		rep.Model = opts.LLM.Model

@@ -134,31 +134,64 @@ func (s *session) keepItems(r itemsReading) []Item {
 	return r.Items
 }
 
-// prefetchJS is what Settle reads of a page while it waits out the quiet
-// window (browser.Page.Prefetch): the state, and for a shopper that reads
-// the DOM the items too.
-func prefetchJS(items bool) string {
-	if items {
-		return helper + ".lookIf('', '')"
+// reading is what Settle reads of a page while it waits out the quiet
+// window (browser.Page.Prefetch): the state, the items for a shopper that
+// reads the DOM, and the accessibility tree for one that reads that.
+type reading struct {
+	State    stateReading  `json:"state"`
+	Snapshot *itemsReading `json:"snapshot"`
+	Elements int           `json:"elements"`
+	ax       []*accessibility.Node
+	axRead   bool
+}
+
+// prefetch returns the reading function of the shopper whose finder
+// reads the DOM (items) or the accessibility tree (ax).
+func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, any) {
+	expr := "({state: " + helper + ".stateIf('')})"
+	switch {
+	case items:
+		expr = helper + ".lookIf('', '')"
+	case ax:
+		expr = "({state: " + helper + ".stateIf(''), elements: document.getElementsByTagName('*').length})"
 	}
-	return "({state: " + helper + ".stateIf('')})"
+	return func(ctx context.Context) (string, any) {
+		var r reading
+		key, err := s.page.EvalKeyed(ctx, expr, &r)
+		if err != nil || key == "" {
+			return "", nil
+		}
+		if ax && r.Elements <= maxAXElements {
+			// The tree, read while the page stays as it was.
+			nodes, err := s.page.AXTree(ctx)
+			if err != nil {
+				return "", nil
+			}
+			if again, err := s.page.Key(ctx); err != nil || again != key {
+				return "", nil
+			}
+			r.ax, r.axRead = nodes, true
+		}
+		return key, &r
+	}
 }
 
 // takeReading installs the reading Settle prefetched, when the page is
-// still as read, so the shopper's next state and items are answered from
-// it ("same") instead of read again.
+// still as read, so the shopper's next look is answered from it ("same")
+// instead of read again.
 func (s *session) takeReading() {
-	var r struct {
-		State    *stateReading `json:"state"`
-		Snapshot *itemsReading `json:"snapshot"`
-	}
-	if !s.page.Reading(&r) || r.State == nil || r.State.Same || r.State.Key == "" {
+	v, ok := s.page.Reading()
+	r, _ := v.(*reading)
+	if !ok || r == nil || r.State.Same || r.State.Key == "" {
 		return
 	}
 	s.seen = pageCache{}
-	s.keepState(*r.State)
+	s.keepState(r.State)
 	if r.Snapshot != nil && !r.Snapshot.Same && r.Snapshot.Key == r.State.Key {
 		s.keepItems(*r.Snapshot)
+	}
+	if r.axRead {
+		s.seen.axKey, s.seen.ax = r.State.Key, r.ax
 	}
 }
 

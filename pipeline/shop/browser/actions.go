@@ -119,60 +119,81 @@ const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMu
   (() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1 })(),
   ` + keyJS + `]`
 
-// Prefetch sets an expression (synchronous, in the shopper's isolated
-// world) that Settle evaluates as soon as nothing is in flight, while it
-// waits out the quiet window, so that the reading a shopper makes of each
-// settled page overlaps the wait instead of following it. Reading returns
-// its value.
-func (p *Page) Prefetch(expr string) {
+// Prefetch sets what Settle reads of the page as soon as nothing is in
+// flight, while it waits out the quiet window, so that the reading a
+// shopper makes of each settled page overlaps the wait instead of
+// following it. read returns the key of the page it read (keyJS; "" when
+// the page changed while it read, or on an error) and its reading;
+// Reading returns the reading.
+func (p *Page) Prefetch(read func(ctx context.Context) (key string, v any)) {
 	p.mu.Lock()
-	p.prefetch = expr
+	p.prefetch = read
 	p.mu.Unlock()
 }
 
-// Reading decodes into out the value of the Prefetch expression read
-// during the last Settle, and reports whether there is one: only when the
-// page at the end of Settle was still as read (the same document,
-// address and DOM mutation count).
-func (p *Page) Reading(out any) bool {
+// Reading returns what the Prefetch function read during the last
+// Settle, and reports whether there is one: only when the page at the end
+// of Settle was still as read (the same document, address and DOM
+// mutation count).
+func (p *Page) Reading() (any, bool) {
 	p.mu.Lock()
-	raw := p.reading
-	p.mu.Unlock()
-	return raw != nil && json.Unmarshal(raw, out) == nil
+	defer p.mu.Unlock()
+	return p.reading, p.reading != nil
 }
 
-// prefetched is one evaluation of the Prefetch expression, with the key
-// of the page it read.
+// EvalKeyed is Eval for a synchronous expression, and returns the key of
+// the page as it read it.
+func (p *Page) EvalKeyed(ctx context.Context, expr string, out any) (string, error) {
+	var r struct {
+		Key   string          `json:"k"`
+		Value json.RawMessage `json:"v"`
+	}
+	if err := p.Eval(ctx, "(() => { const k = "+keyJS+"; return {k, v: ("+expr+")}; })()", &r); err != nil {
+		return "", err
+	}
+	if out != nil && len(r.Value) > 0 {
+		if err := json.Unmarshal(r.Value, out); err != nil {
+			return "", fmt.Errorf("eval: %w", err)
+		}
+	}
+	return r.Key, nil
+}
+
+// Key returns the key of the page as it is now.
+func (p *Page) Key(ctx context.Context) (string, error) {
+	var k string
+	err := p.Eval(ctx, keyJS, &k)
+	return k, err
+}
+
+// prefetched is one reading by the Prefetch function, with the key of the
+// page it read.
 type prefetched struct {
-	Key   string          `json:"k"`
-	Value json.RawMessage `json:"v"`
+	key   string
+	value any
 }
 
-// prefetcher makes one Settle's readings: one evaluation in flight at a
-// time, started when nothing is in flight and again after any activity or
-// DOM change since the last one started.
+// prefetcher makes one Settle's readings: one in flight at a time,
+// started when nothing is in flight and again after any activity or DOM
+// change since the last one started.
 type prefetcher struct {
 	p    *Page
-	expr string          // "" reads nothing
-	ch   chan prefetched // the evaluation in flight, nil when none
-	at   time.Time       // when the last one started
-	got  *prefetched     // the last one done
+	read func(ctx context.Context) (string, any) // nil reads nothing
+	ch   chan prefetched                         // the reading in flight, nil when none
+	at   time.Time                               // when the last one started
+	got  *prefetched                             // the last one done
 }
 
 // start reads the page, unless a reading is in flight.
 func (f *prefetcher) start(ctx context.Context) {
-	if f.expr == "" || f.ch != nil {
+	if f.read == nil || f.ch != nil {
 		return
 	}
 	ch := make(chan prefetched, 1)
 	f.ch, f.at = ch, time.Now()
-	expr := "(() => { const k = " + keyJS + "; return {k, v: (" + f.expr + ")}; })()"
 	go func() {
-		var r prefetched
-		if err := f.p.eval(ctx, expr, &r, false); err != nil {
-			r = prefetched{}
-		}
-		ch <- r
+		k, v := f.read(ctx)
+		ch <- prefetched{key: k, value: v}
 	}()
 }
 
@@ -200,15 +221,15 @@ func (f *prefetcher) poll(ctx context.Context, block bool) {
 // keep makes the last reading the page's Reading when it was of the page
 // as it is now, named by key.
 func (f *prefetcher) keep(ctx context.Context, key string) {
-	if f.expr == "" {
+	if f.read == nil {
 		return
 	}
 	f.poll(ctx, true)
-	if f.got == nil || key == "" || f.got.Key != key || len(f.got.Value) == 0 {
+	if f.got == nil || key == "" || f.got.key != key || f.got.value == nil {
 		return
 	}
 	f.p.mu.Lock()
-	f.p.reading = f.got.Value
+	f.p.reading = f.got.value
 	f.p.mu.Unlock()
 }
 
@@ -241,7 +262,7 @@ func (p *Page) Settle(ctx context.Context) error {
 	<-timer.C
 	p.mu.Lock()
 	p.reading = nil
-	pf := &prefetcher{p: p, expr: p.prefetch}
+	pf := &prefetcher{p: p, read: p.prefetch}
 	p.mu.Unlock()
 	wait := func(d time.Duration) error {
 		timer.Reset(min(max(d, time.Millisecond), settleTick))
@@ -318,7 +339,7 @@ func (p *Page) Settle(ctx context.Context) error {
 		case err == nil && state == "complete":
 			left = q - domQuiet
 			// The DOM moved on since the prefetched reading: read again.
-			if key, _ := st[3].(string); pf.got != nil && pf.got.Key != key {
+			if key, _ := st[3].(string); pf.got != nil && pf.got.key != key {
 				pf.start(ctx)
 			}
 		default:

@@ -107,8 +107,8 @@ type Page struct {
 	rtt time.Duration
 	// prefetch is the reading Settle makes while it waits (Prefetch), and
 	// reading its value from the last Settle when still current.
-	prefetch string
-	reading  []byte
+	prefetch func(ctx context.Context) (string, any)
+	reading  any
 	// kick wakes Settle when the page's loading or requests change.
 	kick chan struct{}
 }

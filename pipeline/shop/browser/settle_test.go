@@ -1,6 +1,7 @@
 package browser
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"testing"
@@ -189,20 +190,25 @@ addEventListener('load', () => setTimeout(() => {
 		}
 	})
 	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
-	var out string
-	if p.Reading(&out) {
-		t.Errorf("a reading %q with no Prefetch set", out)
+	if v, ok := p.Reading(); ok {
+		t.Errorf("a reading %v with no Prefetch set", v)
 	}
-	p.Prefetch(`document.getElementById('out').textContent`)
+	p.Prefetch(func(ctx context.Context) (string, any) {
+		var out string
+		k, err := p.EvalKeyed(ctx, `document.getElementById('out').textContent`, &out)
+		if err != nil {
+			return "", nil
+		}
+		return k, out
+	})
 	for _, c := range []struct{ path, want string }{{"/", "still"}, {"/busy", "done"}} {
 		if err := p.Navigate(ctx, "http://shop.test"+c.path); err != nil {
 			t.Fatal(err)
 		}
-		out = ""
-		if !p.Reading(&out) {
+		if v, ok := p.Reading(); !ok {
 			t.Errorf("%s: no reading of the settled page", c.path)
-		} else if out != c.want {
-			t.Errorf("%s: the reading is %q, want %q: it is not of the page as settled", c.path, out, c.want)
+		} else if v != c.want {
+			t.Errorf("%s: the reading is %v, want %q: it is not of the page as settled", c.path, v, c.want)
 		}
 		var now string
 		if err := p.Eval(ctx, "document.getElementById('out').textContent", &now); err != nil || now != c.want {
