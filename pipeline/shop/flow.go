@@ -153,6 +153,9 @@ func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut
 		if again, ok := s.lookAgain(f, v, "products"); ok {
 			v = again
 			ctls, direct = f.products(s, v)
+			if len(ctls) > 0 || len(direct) > 0 {
+				s.recordState(v.st, "inspect", "", "", lateNote("products"))
+			}
 		}
 	}
 	for i, c := range ctls {
@@ -246,6 +249,11 @@ func (s *session) lookAgain(f finder, v view, what string) (view, bool) {
 	return again, true
 }
 
+// lateNote is the step note of a thing found only by the patient look.
+func lateNote(what string) string {
+	return fmt.Sprintf("%s appeared after waiting %d ms", what, patience.Milliseconds())
+}
+
 // backTo returns to the start page between products.
 func (s *session) backTo(home string) error {
 	return s.open(home, "back to the store's page")
@@ -313,7 +321,9 @@ func (s *session) buy(f finder) error {
 	c, ok, soldOut := f.add(v)
 	if !ok {
 		if v, ok = s.lookAgain(f, v, "add"); ok {
-			c, ok, soldOut = f.add(v)
+			if c, ok, soldOut = f.add(v); ok {
+				s.recordState(v.st, "inspect", "", "", lateNote("an add control"))
+			}
 		}
 	}
 	if !ok {

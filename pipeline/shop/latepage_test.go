@@ -3,6 +3,7 @@ package shop
 import (
 	"fmt"
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -61,6 +62,15 @@ func TestShoppersWaitForLateControls(t *testing.T) {
 		rep, err := Run(t.Context(), opts, sh, "https://late-bloom.test/")
 		if err != nil {
 			t.Fatal(err)
+		}
+		late := 0
+		for _, st := range rep.Log {
+			if st.Action == "inspect" && strings.Contains(st.Note, "appeared after waiting") {
+				late++
+			}
+		}
+		if late != 2 {
+			t.Errorf("%s: %d steps say what appeared late, want 2 (the products, the add control)", sh, late)
 		}
 		if rep.Outcome != CheckoutReached {
 			t.Errorf("%s: %s (%s), want checkout_reached", sh, rep.Outcome, rep.Reason)
