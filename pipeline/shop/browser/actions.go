@@ -66,7 +66,7 @@ func (p *Page) Load(ctx context.Context, rawURL string) error {
 // to catch what they deferred by a task or a frame. Work a page defers
 // longer (a theme that renders its buy button from a timer) is caught
 // by the shoppers' second, patient look before any conclusion that a
-// page lacks something (session.patientLook).
+// page lacks something (session.lookAgain).
 const (
 	minQuiet        = 50 * time.Millisecond
 	maxQuiet        = 150 * time.Millisecond
@@ -143,101 +143,103 @@ func (p *Page) loadQuietLocked() time.Duration {
 // judged as it stands). It sleeps between looks, woken by the page's
 // events.
 func (p *Page) Settle(ctx context.Context) error {
-	timer := time.NewTimer(0)
+	// Since Go 1.23 a Reset timer never delivers a stale tick: no draining.
+	timer := time.NewTimer(settleTick)
 	defer timer.Stop()
-	<-timer.C
 	p.mu.Lock()
 	p.reading = nil
 	pf := &prefetcher{p: p, read: p.prefetch}
 	p.mu.Unlock()
-	wait := func(d time.Duration) error {
-		timer.Reset(min(max(d, time.Millisecond), settleTick))
-		defer func() {
-			if !timer.Stop() {
-				select {
-				case <-timer.C:
-				default:
-				}
+	for {
+		n := p.network()
+		pf.poll(ctx, false)
+		if n.idle && (pf.got == nil || pf.at.Before(n.activity)) {
+			pf.start(ctx)
+		}
+		left := n.left
+		if left == 0 {
+			var settled bool
+			if settled, left = p.probe(ctx, n, pf); settled {
+				return nil
 			}
-		}()
+		}
+		// Sleep until left has passed, at most settleTick, or the page's
+		// events wake us.
+		timer.Reset(min(max(left, time.Millisecond), settleTick))
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return nil
 		case <-p.ctx.Done():
 			return errors.New("the page was closed")
 		case <-p.kick:
 		case <-timer.C:
 		}
-		return nil
 	}
-	for {
-		p.mu.Lock()
-		q, qLoad := p.quietLocked(), p.loadQuietLocked()
-		since := time.Since(p.activity)
-		// Nothing has happened since the document loaded: the short window.
-		justLoaded := !p.loaded.IsZero() && p.activity.Equal(p.loaded) && !p.loading
-		if justLoaded {
-			q = qLoad
-		}
-		idle := p.inflight == 0 && !p.loading && p.navRequested.IsZero()
-		activity := p.activity
-		var left time.Duration // until the network side may be idle
-		switch {
-		case p.inflight > 0:
-			left = settleTick
-		case since < q:
-			left = q - since
-		case p.loading && since < loadPatience:
-			left = loadPatience - since
-		case !p.navRequested.IsZero() && time.Since(p.navRequested) < navPatience:
-			left = navPatience - time.Since(p.navRequested)
-		}
-		p.mu.Unlock()
-		pf.poll(ctx, false)
-		if idle && (pf.got == nil || pf.at.Before(activity)) {
+}
+
+// netState is the network side of Settle: how long until it may be idle
+// (left, 0 when it is), and the quiet window that applies.
+type netState struct {
+	q          time.Duration // the quiet window
+	since      time.Duration // since the last activity
+	justLoaded bool          // nothing has happened since the document loaded: q is the short window
+	idle       bool          // nothing in flight, loading or pending
+	activity   time.Time     // the last activity
+	left       time.Duration
+}
+
+func (p *Page) network() netState {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	n := netState{q: p.quietLocked(), since: time.Since(p.activity), activity: p.activity,
+		justLoaded: !p.loaded.IsZero() && p.activity.Equal(p.loaded) && !p.loading,
+		idle:       p.inflight == 0 && !p.loading && p.navRequested.IsZero()}
+	if n.justLoaded {
+		n.q = p.loadQuietLocked()
+	}
+	switch {
+	case p.inflight > 0:
+		n.left = settleTick
+	case n.since < n.q:
+		n.left = n.q - n.since
+	case p.loading && n.since < loadPatience:
+		n.left = loadPatience - n.since
+	case !p.navRequested.IsZero() && time.Since(p.navRequested) < navPatience:
+		n.left = navPatience - time.Since(p.navRequested)
+	}
+	return n
+}
+
+// probe looks at the page once its network side is idle: settled when the
+// document is complete and its DOM has been quiet for the window (or has
+// kept changing for domPatience), else how long to wait. A settled page
+// keeps the prefetched reading that is of it; a DOM that moved on since
+// the reading is read again.
+func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled bool, left time.Duration) {
+	var st [4]any
+	err := p.eval(ctx, settleJS, &st, true)
+	state, _ := st[0].(string)
+	quietMS, _ := st[1].(float64)
+	domQuiet := time.Duration(quietMS * float64(time.Millisecond))
+	sinceLoadMS, _ := st[2].(float64)
+	key, _ := st[3].(string)
+	q := n.q
+	if n.justLoaded && quietMS >= 0 && sinceLoadMS >= 0 && quietMS < sinceLoadMS {
+		// The DOM changed after the load: scripts are at work, and get
+		// the full window.
+		q = p.quiet()
+	}
+	switch {
+	case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || n.since >= domPatience):
+		pf.keep(ctx, key)
+		return true, 0
+	case err == nil && state == "complete":
+		if pf.got != nil && pf.got.key != key {
 			pf.start(ctx)
 		}
-		if left > 0 {
-			if err := wait(left); err != nil {
-				if ctx.Err() != nil {
-					return nil
-				}
-				return err
-			}
-			continue
-		}
-		var st [4]any
-		err := p.eval(ctx, settleJS, &st, true)
-		state, _ := st[0].(string)
-		quietMS, _ := st[1].(float64)
-		domQuiet := time.Duration(quietMS * float64(time.Millisecond))
-		sinceLoadMS, _ := st[2].(float64)
-		if justLoaded && quietMS >= 0 && sinceLoadMS >= 0 && quietMS < sinceLoadMS {
-			// The DOM changed after the load: scripts are at work, and get
-			// the full window.
-			q = p.quiet()
-		}
-		switch {
-		case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || since >= domPatience):
-			key, _ := st[3].(string)
-			pf.keep(ctx, key)
-			return nil
-		case err == nil && state == "complete":
-			left = q - domQuiet
-			// The DOM moved on since the prefetched reading: read again.
-			if key, _ := st[3].(string); pf.got != nil && pf.got.key != key {
-				pf.start(ctx)
-			}
-		default:
-			left = settleTick
-		}
-		if err := wait(left); err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			return err
-		}
+		return false, q - domQuiet
 	}
+	return false, settleTick
 }
 
 func (p *Page) resetWorld() {
