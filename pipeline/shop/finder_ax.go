@@ -18,8 +18,12 @@ import (
 // actions are invisible to it, and so is an unlabelled icon button.
 type axFinder struct{}
 
-// maxAXElements bounds the documents whose accessibility tree B reads.
-const maxAXElements = 20000
+// maxAXElements bounds the documents whose accessibility tree B reads;
+// elementsJS counts a document's elements.
+const (
+	maxAXElements = 20000
+	elementsJS    = "document.getElementsByTagName('*').length"
+)
 
 // axRoles are the roles B acts on.
 var axRoles = map[string]bool{
@@ -75,7 +79,7 @@ func (axFinder) look(s *session) (view, error) {
 		// getFullAXTree; on the world's 2 MiB page of text that took
 		// some 300 MB in the renderer.
 		var elements int
-		if err := s.page.Eval(ctx, "document.getElementsByTagName('*').length", &elements); err != nil {
+		if err := s.page.Eval(ctx, elementsJS, &elements); err != nil {
 			return view{}, err
 		}
 		nodes = nil

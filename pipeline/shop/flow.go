@@ -227,7 +227,8 @@ var (
 const patience = 300 * time.Millisecond
 
 // lookAgain waits patience and reads the page once more, the first time
-// a run looks for what (a product, an add control) and does not find it:
+// a run looks for what (a product, an add control, a checkout control)
+// and does not find it:
 // a store's pages share their templates, so a second product page that
 // lacks its button lacks it for good. ok is false when it did not wait or
 // could not read.
@@ -412,21 +413,17 @@ func productName(v view) string {
 func (s *session) toCheckout(f finder) error {
 	failed := map[string]bool{} // controls that could not be used
 	used := map[string]int{}    // controls used, and how often
-	triedCheckout, waited := false, false
+	triedCheckout := false
 	for i := 0; i < 5; i++ {
 		v, err := f.look(s)
 		if err != nil {
 			break
 		}
-		if len(f.checkout(v)) == 0 && !waited {
+		if len(f.checkout(v)) == 0 {
 			// A cart drawer may still be opening (a theme opens it from
 			// a timer after the add): look again in a moment.
-			waited = true
-			if err := s.pause(300 * time.Millisecond); err != nil {
-				break
-			}
-			if v, err = f.look(s); err != nil {
-				break
+			if again, ok := s.lookAgain(f, v, "checkout"); ok {
+				v = again
 			}
 		}
 		moved, attempted := false, false

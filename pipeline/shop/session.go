@@ -153,7 +153,7 @@ func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, an
 	case items:
 		expr = helper + ".lookIf('', '')"
 	case ax:
-		expr = "({state: " + helper + ".stateIf(''), elements: document.getElementsByTagName('*').length})"
+		expr = "({state: " + helper + ".stateIf(''), elements: " + elementsJS + "})"
 	}
 	return func(ctx context.Context) (string, any) {
 		var r reading
@@ -185,7 +185,7 @@ func (s *session) takeReading() {
 	if !ok || r == nil || r.State.Same || r.State.Key == "" {
 		return
 	}
-	s.seen = pageCache{}
+	s.forget()
 	s.keepState(r.State)
 	if r.Snapshot != nil && !r.Snapshot.Same && r.Snapshot.Key == r.State.Key {
 		s.keepItems(*r.Snapshot)
@@ -206,15 +206,15 @@ func (s *session) settle(ctx context.Context) error {
 func (s *session) stateAndItems() (PageState, []Item, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var r struct {
-		State    stateReading `json:"state"`
-		Snapshot itemsReading `json:"snapshot"`
-	}
+	var r reading
 	sk, _ := json.Marshal(s.seen.stKey)
 	ik, _ := json.Marshal(s.seen.itemsKey)
 	if err := s.page.Eval(ctx, helper+".lookIf("+string(sk)+", "+string(ik)+")", &r); err != nil {
 		s.forget()
 		return PageState{}, nil, err
+	}
+	if r.Snapshot == nil {
+		r.Snapshot = &itemsReading{}
 	}
 	items, itemsKey := s.seen.items, s.seen.itemsKey
 	st := s.keepState(r.State) // may drop the cache, items too
@@ -223,7 +223,7 @@ func (s *session) stateAndItems() (PageState, []Item, error) {
 		s.seen.itemsKey, s.seen.items = itemsKey, items
 		return st, items, nil
 	}
-	return st, s.keepItems(r.Snapshot), nil
+	return st, s.keepItems(*r.Snapshot), nil
 }
 
 // evalIn evaluates expr in the shopper's world of frame f ("" is the
