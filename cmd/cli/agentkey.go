@@ -19,6 +19,7 @@ import (
 // so both must be given the same file, or share the state.
 type agentKeyFlag struct {
 	file string
+	key  *httpsig.Key // the file's key, read by validate
 }
 
 func (f *agentKeyFlag) register(cmd *cobra.Command) {
@@ -33,15 +34,20 @@ func (f *agentKeyFlag) validate() error {
 	if f.file == "" {
 		return nil
 	}
-	if _, err := leaderboard.ReadAgentKeyFile(f.file); err != nil {
+	k, err := leaderboard.ReadAgentKeyFile(f.file)
+	if err != nil {
 		return usagef("--agent-key: %v", err)
 	}
+	f.key = k
 	return nil
 }
 
 // load is the key: the file's, else the state store's (state "" is
 // DATA/state).
 func (f *agentKeyFlag) load(ctx context.Context, g *globals, state string) (*httpsig.Key, error) {
+	if f.key != nil {
+		return f.key, nil
+	}
 	if state == "" {
 		state = filepath.Join(g.data, "state")
 	}

@@ -14,9 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"svc/pipeline/check"
-	"svc/pipeline/httpsig"
 	"svc/pipeline/inbox"
-	"svc/pipeline/leaderboard"
 	"svc/publish/bucket"
 	"svc/serve"
 )
@@ -93,9 +91,6 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 			if o.syncEvery < 100*time.Millisecond || o.syncEvery > time.Hour {
 				return usagef("--sync-every must be 100ms to 1h")
 			}
-			if err := o.key.validate(); err != nil {
-				return err
-			}
 			return serveRun(cmd.Context(), o, nil)
 		},
 		Annotations: map[string]string{storageAnnotation: "yes"},
@@ -116,6 +111,9 @@ and SVC_LLM_KEY; without them it says no model is configured.`,
 // serveRun serves until ctx ends. ready, when set, is called once the
 // listener is up.
 func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) error {
+	if err := o.key.validate(); err != nil {
+		return err
+	}
 	log := slog.New(slog.NewJSONHandler(o.errOut, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	client, err := o.newClient()
 	if err != nil {
@@ -137,15 +135,10 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 			log.Warn("serving a bucket with state in the local cache: replicas share nothing; give them --state postgres://…")
 		}
 	}
-	// svc's signing key: the --agent-key file's, else (nil) the state's.
-	var key *httpsig.Key
-	if o.key.file != "" {
-		if key, err = leaderboard.ReadAgentKeyFile(o.key.file); err != nil {
-			return err
-		}
-	}
 	srv, err := serve.New(serve.Config{
-		DataDir: o.data, State: o.state, AgentKey: key, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
+		// svc's signing key: the --agent-key file's (read by validate),
+		// else (nil) the state's.
+		DataDir: o.data, State: o.state, AgentKey: o.key.key, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
 		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery, Sync: o.syncEvery,
 		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})

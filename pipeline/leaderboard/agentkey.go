@@ -27,15 +27,7 @@ const maxAgentKeyFile = 64 << 10
 // AgentKeyFrom returns the key kept in store, creating a fresh one there
 // on first use.
 func AgentKeyFrom(ctx context.Context, store inbox.KeyStore) (*httpsig.Key, error) {
-	fresh, err := freshKeyPEM()
-	if err != nil {
-		return nil, err
-	}
-	b, err := store.AgentKey(ctx, fresh)
-	if err != nil {
-		return nil, err
-	}
-	return parseKept(b)
+	return keptKey(func(fresh []byte) ([]byte, error) { return store.AgentKey(ctx, fresh) })
 }
 
 // LoadAgentKey returns svc's signing key: the file keyFile names (a PEM
@@ -45,15 +37,7 @@ func LoadAgentKey(ctx context.Context, keyFile, state string) (*httpsig.Key, err
 	if keyFile != "" {
 		return ReadAgentKeyFile(keyFile)
 	}
-	fresh, err := freshKeyPEM()
-	if err != nil {
-		return nil, err
-	}
-	b, err := inbox.AgentKey(ctx, state, fresh)
-	if err != nil {
-		return nil, err
-	}
-	return parseKept(b)
+	return keptKey(func(fresh []byte) ([]byte, error) { return inbox.AgentKey(ctx, state, fresh) })
 }
 
 // ReadAgentKeyFile reads the key of an --agent-key file.
@@ -77,17 +61,22 @@ func ReadAgentKeyFile(path string) (*httpsig.Key, error) {
 	return k, nil
 }
 
-func freshKeyPEM() ([]byte, error) {
+// keptKey is the key a state store keeps: get returns it, keeping the
+// fresh key given first when the store holds none.
+func keptKey(get func(fresh []byte) ([]byte, error)) (*httpsig.Key, error) {
 	k, err := httpsig.GenerateKey()
 	if err != nil {
 		return nil, err
 	}
-	return k.MarshalPEM()
-}
-
-func parseKept(b []byte) (*httpsig.Key, error) {
-	k, err := httpsig.ParseKey(b)
+	fresh, err := k.MarshalPEM()
 	if err != nil {
+		return nil, err
+	}
+	b, err := get(fresh)
+	if err != nil {
+		return nil, err
+	}
+	if k, err = httpsig.ParseKey(b); err != nil {
 		return nil, fmt.Errorf("the agent key kept in the state store: %w", err)
 	}
 	return k, nil
