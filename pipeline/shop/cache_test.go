@@ -63,3 +63,44 @@ func TestReadingsAreReusedUntilThePageChanges(t *testing.T) {
 		t.Error("forget kept a reading")
 	}
 }
+
+// TestLookReusesItemsReadAfterTheState: one lookIf answers state and
+// items; when the items were read after the page changed but the state
+// was not, the state is read again and the items kept, not lost with the
+// cache the new state drops.
+func TestLookReusesItemsReadAfterTheState(t *testing.T) {
+	_, b := shared(t)
+	host := svc100.Stores()[0].Host
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	page, err := b.NewPage(ctx, browser.PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer page.Close()
+	u, _ := url.Parse("https://" + host + "/")
+	s := &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
+	if err := page.Navigate(ctx, u.String()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.state(); err != nil {
+		t.Fatal(err)
+	}
+	if err := page.EvalMain(ctx, "document.title = 'changed by the page'", nil); err != nil {
+		t.Fatal(err)
+	}
+	items, err := s.items()
+	if err != nil || len(items) == 0 {
+		t.Fatalf("items: %d, %v", len(items), err)
+	}
+	st, got, err := s.stateAndItems()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Title != "changed by the page" {
+		t.Errorf("the state was not read again: title %q", st.Title)
+	}
+	if len(got) != len(items) || s.seen.itemsKey == "" || s.seen.itemsKey != s.seen.stKey {
+		t.Errorf("items %d (want %d), keys %q and %q: the items read at this key were dropped", len(got), len(items), s.seen.itemsKey, s.seen.stKey)
+	}
+}
