@@ -1,0 +1,84 @@
+package shop
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"svc/pipeline/shop/browser"
+)
+
+// heldoutSession opens a page of the held-out shops as a run of shopper A
+// would (its prefetch set), and returns the session.
+func heldoutSession(t *testing.T, opts Options, host string) *session {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	t.Cleanup(cancel)
+	page, err := opts.Browser.NewPage(ctx, browser.PageOptions{InitScripts: []string{webmcpObserver}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(page.Close)
+	u, _ := url.Parse("https://" + host + "/")
+	s := &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
+	page.Prefetch(s.prefetch(true, false))
+	return s
+}
+
+// TestStateTextIsTheCollapsedText: the page's text is collapsed a chunk
+// at a time, and must read exactly as the whole text collapsed at once
+// (the old reading, the oracle here): runs of white space that straddle
+// a chunk's end, and a text far over the 20,000 characters kept.
+func TestStateTextIsTheCollapsedText(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	var b strings.Builder
+	for i := 0; b.Len() < 300_000; i++ {
+		// Words between runs of white space of 3 to 60 characters: a
+		// chunk of 65,536 characters collapses to fewer than 20,000, so
+		// the text kept runs over the first chunk's end, and a run of
+		// white space straddles that end.
+		fmt.Fprintf(&b, "w%d%s", i, strings.Repeat(" \n\t", i%20+1))
+		if n := b.Len(); n > 65536-40 && n < 65536 {
+			b.WriteString(strings.Repeat(" ", 80))
+		}
+	}
+	shop := &realShop{host: "long-text.test", serve: func(_ *heldout, _ *realShop, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		if r.URL.RawQuery == "short" {
+			fmt.Fprint(w, "<!doctype html><title>Short</title><pre>  a \n\t b  </pre><p>   tail   </p>")
+			return
+		}
+		fmt.Fprintf(w, "<!doctype html><title>Long</title><pre>%s</pre><p>   tail   </p>", b.String())
+	}}
+	h := newHeldout(t, []*realShop{shop})
+	opts := h.runOptions(t)
+	for _, short := range []bool{false, true} {
+		s := heldoutSession(t, opts, "long-text.test")
+		path := "/"
+		if short {
+			path = "/?short"
+		}
+		if err := s.open("https://long-text.test"+path, "test"); err != nil {
+			t.Fatal(err)
+		}
+		s.forget()
+		st, err := s.state()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var want string
+		if err := s.page.Eval(s.ctx, "document.body.innerText.replace(/\\s+/g, ' ').slice(0, 20000)", &want); err != nil {
+			t.Fatal(err)
+		}
+		if st.Text != want || !short && len(want) != 20000 {
+			t.Errorf("short %v: text of %d characters differs from the whole text collapsed (%d characters)", short, len(st.Text), len(want))
+		}
+	}
+}
