@@ -62,6 +62,24 @@ type pageCache struct {
 	st                     PageState
 	items                  []Item
 	ax                     []*accessibility.Node
+	// settled is when a Settle that had just found the page at stKey
+	// returned this reading: for settledFor after it, the reading is
+	// taken as current without asking the page again.
+	settled time.Time
+}
+
+// settledFor is how long a reading that Settle confirmed stays current
+// without a round trip to the page to check its key. Settle confirmed it
+// at the end of a quiet window of at least this long (no request, no DOM
+// change), so the shopper's reads right after the settle (the step's
+// record, the next look) take it as it is; a later read asks the page,
+// and the guard reads the element it acts on afresh in any case.
+const settledFor = 20 * time.Millisecond
+
+// current reports whether the cached reading is one Settle confirmed
+// within settledFor.
+func (c *pageCache) current() bool {
+	return c.stKey != "" && !c.settled.IsZero() && time.Since(c.settled) < settledFor
 }
 
 // forget drops the cached reading: the shopper is about to act.
@@ -87,6 +105,9 @@ type itemsReading struct {
 
 // state reads the page.
 func (s *session) state() (PageState, error) {
+	if s.seen.current() {
+		return s.seen.st, nil
+	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r stateReading
@@ -177,8 +198,9 @@ func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, an
 }
 
 // takeReading installs the reading Settle prefetched, when the page is
-// still as read, so the shopper's next look is answered from it ("same")
-// instead of read again.
+// still as read, so the shopper's next look is answered from it: without
+// asking the page at all within settledFor, and with the page's "same"
+// after that.
 func (s *session) takeReading() {
 	v, ok := s.page.Reading()
 	r, _ := v.(*reading)
@@ -193,6 +215,7 @@ func (s *session) takeReading() {
 	if r.axRead {
 		s.seen.axKey, s.seen.ax = r.State.Key, r.ax
 	}
+	s.seen.settled = time.Now()
 }
 
 // settle waits for the page to settle and takes what was read meanwhile.
@@ -204,6 +227,9 @@ func (s *session) settle(ctx context.Context) error {
 
 // stateAndItems is state and items in one round trip.
 func (s *session) stateAndItems() (PageState, []Item, error) {
+	if s.seen.current() && s.seen.itemsKey == s.seen.stKey {
+		return s.seen.st, s.seen.items, nil
+	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r reading

@@ -29,6 +29,44 @@ func heldoutSession(t *testing.T, opts Options, host string) *session {
 	return s
 }
 
+// TestASettledReadingIsTakenAsItIs: right after Settle confirmed a
+// reading, the shopper's reads take it without asking the page; once
+// settledFor has passed they ask again and see what changed.
+func TestASettledReadingIsTakenAsItIs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{lateShop(0)})
+	s := heldoutSession(t, h.runOptions(t), "late-bloom.test")
+	if err := s.open("https://late-bloom.test/checkout", "test"); err != nil && err != errStop {
+		t.Fatal(err)
+	}
+	if s.seen.settled.IsZero() || s.seen.stKey == "" {
+		t.Fatal("open kept no settled reading")
+	}
+	if err := s.page.EvalMain(s.ctx, "document.title = 'changed by the page'", nil); err != nil {
+		t.Fatal(err)
+	}
+	// Within settledFor (the clock set back here, so that a slow machine
+	// cannot make the test late) the settled reading is the answer.
+	s.seen.settled = time.Now()
+	st, err := s.state()
+	if err != nil || st.Title != "Checkout" {
+		t.Errorf("within settledFor: title %q (%v), want the settled reading's", st.Title, err)
+	}
+	if _, items, err := s.stateAndItems(); err != nil || items == nil {
+		t.Errorf("within settledFor: %d items (%v), want the settled reading's", len(items), err)
+	}
+	s.seen.settled = time.Now().Add(-settledFor)
+	if st, err := s.state(); err != nil || st.Title != "changed by the page" {
+		t.Errorf("after settledFor: title %q (%v), want the page's new title", st.Title, err)
+	}
+	if s.seen.current() {
+		t.Error("a reading the page was asked for counts as settled")
+	}
+}
+
 // TestStateTextIsTheCollapsedText: the page's text is collapsed a chunk
 // at a time, and must read exactly as the whole text collapsed at once
 // (the old reading, the oracle here): runs of white space that straddle
