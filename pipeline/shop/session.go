@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"regexp"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -48,7 +49,13 @@ type session struct {
 	product  string          // the product the run tries to buy
 	added    bool            // an add-to-cart action was taken and confirmed
 	lastDocs int             // main-frame documents already judged
+	endKey   string          // the key of the checkout page the run ended on
 	waited   map[string]bool // what lookAgain has waited for
+
+	// early is the screenshot started as soon as a reading showed a
+	// checkout page, the likely last page of the run (earlyShot).
+	shotMu sync.Mutex
+	early  *earlyShot
 
 	// seen is the last reading of the page. A reading is reused only
 	// while the page helper's key (the document, its DOM mutation count
@@ -192,6 +199,9 @@ func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, an
 				return "", nil
 			}
 			r.ax, r.axRead = nodes, true
+		}
+		if IsCheckoutPage(r.State.PageState) {
+			s.shootEarly(key)
 		}
 		return key, &r
 	}
@@ -537,6 +547,7 @@ func (s *session) judge(st PageState) error {
 	switch {
 	case IsCheckoutPage(st):
 		s.frozen.Store(true)
+		s.endKey = s.seen.stKey
 		s.checkoutWebMCP()
 		return s.end(CheckoutReached, "checkout_page_loaded")
 	case IsChallenge(st):
@@ -608,13 +619,56 @@ func jsonldProducts(st PageState) []detect.Product {
 	return detect.ExtractJSONLD(p).Products
 }
 
-// screenshot keeps a small image of the last page.
+// screenshot keeps a small image of the last page: the one started
+// early on this very page when there is one, else one taken now.
 func (s *session) screenshot() {
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
-	defer cancel()
-	if b, err := s.page.Screenshot(ctx); err == nil {
+	s.shotMu.Lock()
+	sh := s.early
+	s.shotMu.Unlock()
+	if sh != nil && sh.key == s.endKey {
+		<-sh.done
+		if sh.err == nil {
+			s.rep.Screenshot = newScreenshot(sh.data)
+			return
+		}
+	}
+	b, err := s.shoot()
+	if err == nil {
 		s.rep.Screenshot = newScreenshot(b)
 	}
+}
+
+func (s *session) shoot() ([]byte, error) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(s.ctx), 5*time.Second)
+	defer cancel()
+	return s.page.Screenshot(ctx)
+}
+
+// earlyShot is a screenshot of the page at key, taken while the run goes
+// on: a capture waits for the next frames the browser draws (some 30 to
+// 60 ms, nearly all of it idle), so the one of a checkout page, the last
+// page of most runs, is started the moment a reading shows that page,
+// alongside Settle's quiet window and the checkout page's WebMCP reading.
+type earlyShot struct {
+	key  string
+	done chan struct{} // closed once data or err is set
+	data []byte
+	err  error
+}
+
+// shootEarly starts the screenshot of the page at key, once per key.
+func (s *session) shootEarly(key string) {
+	s.shotMu.Lock()
+	defer s.shotMu.Unlock()
+	if s.early != nil && s.early.key == key {
+		return
+	}
+	sh := &earlyShot{key: key, done: make(chan struct{})}
+	s.early = sh
+	go func() {
+		defer close(sh.done)
+		sh.data, sh.err = s.shoot()
+	}()
 }
 
 // sameBrand reports whether u is on the store's site or a sibling host of

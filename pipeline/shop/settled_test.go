@@ -1,6 +1,7 @@
 package shop
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
@@ -64,6 +65,59 @@ func TestASettledReadingIsTakenAsItIs(t *testing.T) {
 	}
 	if s.seen.current() {
 		t.Error("a reading the page was asked for counts as settled")
+	}
+}
+
+// TestTheCheckoutScreenshotIsStartedEarly: the screenshot of a checkout
+// page is started as soon as a reading shows that page, and is the one
+// the run keeps when it ends there; a run that ends on another page, or
+// on the same page changed since, gets a screenshot of that page.
+func TestTheCheckoutScreenshotIsStartedEarly(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{lateShop(0)})
+	opts := h.runOptions(t)
+
+	s := heldoutSession(t, opts, "late-bloom.test")
+	if err := s.open("https://late-bloom.test/checkout", "test"); err != errStop || s.rep.Outcome != CheckoutReached {
+		t.Fatalf("open the checkout page: %v, outcome %q", err, s.rep.Outcome)
+	}
+	s.shotMu.Lock()
+	early := s.early
+	s.shotMu.Unlock()
+	if early == nil || early.key != s.endKey || s.endKey == "" {
+		t.Fatalf("no early screenshot of the checkout page (early %v, end key %q)", early != nil, s.endKey)
+	}
+	s.finish()
+	<-early.done
+	if early.err != nil || s.rep.Screenshot == nil || !bytes.Equal(s.rep.Screenshot.Data, early.data) {
+		t.Errorf("the run kept another screenshot than the early one (%v)", early.err)
+	}
+
+	// Not a checkout page: nothing is started early.
+	s = heldoutSession(t, opts, "late-bloom.test")
+	if err := s.open("https://late-bloom.test/", "test"); err != nil {
+		t.Fatal(err)
+	}
+	if s.early != nil {
+		t.Error("a screenshot was started early on the store's front page")
+	}
+
+	// An early shot of the page at another key is not the last page.
+	s = heldoutSession(t, opts, "late-bloom.test")
+	if err := s.open("https://late-bloom.test/checkout", "test"); err != errStop {
+		t.Fatal(err)
+	}
+	stale := &earlyShot{key: "another key", done: make(chan struct{}), data: []byte("stale")}
+	close(stale.done)
+	s.shotMu.Lock()
+	s.early = stale
+	s.shotMu.Unlock()
+	s.finish()
+	if s.rep.Screenshot == nil || bytes.Equal(s.rep.Screenshot.Data, stale.data) {
+		t.Error("the screenshot of another key was kept")
 	}
 }
 
