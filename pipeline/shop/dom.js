@@ -423,6 +423,13 @@
     return item(el);
   }
 
+  // aim is describe and point in one round trip, for a click: the element
+  // as it is now, for the guard to judge, and where a click on it lands.
+  async function aim(i) {
+    const it = describe(i);
+    return {item: it, point: it ? await point(i) : {ok: false, why: 'gone'}};
+  }
+
   function select(i, idx) {
     const el = refs[i];
     if (!el || el.tagName !== 'SELECT' || !el.options[idx] || el.options[idx].disabled) return false;
@@ -481,5 +488,5 @@
     return {state: stateIf(sk), snapshot: snapshotIf(ik)};
   }
 
-  return {snapshot, state, point, describe, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
+  return {snapshot, state, point, describe, aim, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
 })

@@ -288,19 +288,21 @@ func (s *session) describe(it Item) (*Item, error) {
 func (s *session) registerNode(f cdp.FrameID, id cdp.BackendNodeID) (int, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	// Install the helper first: CallOnNode runs a function, not an expression.
-	if err := s.evalIn(ctx, f, helper+" && 0", nil); err != nil {
-		return 0, err
-	}
 	var ref int
-	const fn = "function() { return globalThis.__svc.register(this) }"
-	var err error
-	if f == "" {
-		err = s.page.CallOnNode(ctx, id, fn, &ref)
-	} else {
-		err = s.page.CallOnNodeIn(ctx, f, id, fn, &ref)
-	}
+	err := s.onNode(ctx, f, id, "register(this)", &ref)
 	return ref, err
+}
+
+// onNode calls a method of the page helper with a DOM node as this, in
+// the shopper's world of frame f ("" is the main frame): call is the
+// method and its arguments, as "register(this)". A document without the
+// helper yet gets it in the same round trip.
+func (s *session) onNode(ctx context.Context, f cdp.FrameID, node cdp.BackendNodeID, call string, out any) error {
+	fn := "function() { return " + helper + "." + call + " }"
+	if f == "" {
+		return s.page.CallOnNode(ctx, node, fn, out)
+	}
+	return s.page.CallOnNodeIn(ctx, f, node, fn, out)
 }
 
 // clickPoint is where a click on an element lands, in the page's visual
@@ -312,24 +314,32 @@ type clickPoint struct {
 	Y   float64 `json:"y"`
 }
 
-// point scrolls an element into view and finds where to click it. For an
-// element in a child frame the frame's point is carried into the main
-// frame through the iframe's box, and must land on the iframe.
-func (s *session) point(ctx context.Context, it Item) (clickPoint, error) {
-	var pt clickPoint
-	if err := s.evalIn(ctx, it.frame, fmt.Sprintf("%s.point(%d)", helper, it.Ref), &pt); err != nil || it.frame == "" || !pt.OK {
-		return pt, err
+// aim reads an element afresh, for the guard, and finds where a click on
+// it lands, in one round trip: fresh is nil when the element is gone. The
+// point scrolls the element into view; nothing is clicked before the
+// guard has judged fresh. For an element in a child frame the frame's
+// point is carried into the main frame through the iframe's box, and must
+// land on the iframe; err reports that this could not be done.
+func (s *session) aim(ctx context.Context, it Item) (fresh *Item, pt clickPoint, err error) {
+	var r struct {
+		Item  *Item      `json:"item"`
+		Point clickPoint `json:"point"`
+	}
+	if err := s.evalIn(ctx, it.frame, fmt.Sprintf("%s.aim(%d)", helper, it.Ref), &r); err != nil || r.Item == nil {
+		return nil, clickPoint{}, nil
+	}
+	fresh, pt = r.Item, r.Point
+	fresh.frame = it.frame
+	if it.frame == "" || !pt.OK {
+		return fresh, pt, nil
 	}
 	owner, ok := s.frameOwners[it.frame]
 	if !ok {
-		return clickPoint{Why: "gone"}, nil
-	}
-	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
-		return clickPoint{}, err
+		return fresh, clickPoint{Why: "gone"}, nil
 	}
 	var mp clickPoint
-	err := s.page.CallOnNode(ctx, owner, fmt.Sprintf("function() { return globalThis.__svc.framePoint(this, %g, %g) }", pt.X, pt.Y), &mp)
-	return mp, err
+	err = s.onNode(ctx, "", owner, fmt.Sprintf("framePoint(this, %g, %g)", pt.X, pt.Y), &mp)
+	return fresh, mp, err
 }
 
 // overlayFrames lists the child frames drawn as overlays (by the page
@@ -342,16 +352,13 @@ func (s *session) overlayFrameItems() []Item {
 	if err != nil {
 		return nil
 	}
-	if err := s.page.Eval(ctx, helper+" && 0", nil); err != nil {
-		return nil
-	}
 	var out []Item
 	for _, f := range frames {
 		if reNotConsentFrame.MatchString(f.URL) {
 			continue // a payment field or a challenge is never an overlay to dismiss
 		}
 		var overlay bool
-		if err := s.page.CallOnNode(ctx, f.Owner, "function() { return globalThis.__svc.overlayFrame(this) }", &overlay); err != nil || !overlay {
+		if err := s.onNode(ctx, "", f.Owner, "overlayFrame(this)", &overlay); err != nil || !overlay {
 			continue
 		}
 		var its []Item
@@ -439,17 +446,16 @@ func (s *session) act(it Item, role, name, why string) error {
 	if s.frozen.Load() {
 		return s.refuse(role, name, GuardCheckoutPage)
 	}
-	fresh, err := s.describe(it)
-	if err != nil || fresh == nil {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	fresh, pt, err := s.aim(ctx, it)
+	if fresh == nil {
 		s.record("click", role, name, "the element is gone")
 		return errGone
 	}
 	if r := Forbidden(*fresh); r != "" {
 		return s.refuse(role, name, r)
 	}
-	ctx, cancel := s.stepCtx()
-	defer cancel()
-	pt, err := s.point(ctx, it)
 	if err != nil {
 		s.record("click", role, name, "the element could not be reached")
 		return errGone

@@ -369,7 +369,15 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
 		FunctionDeclaration: fn, ObjectID: obj.Object.ObjectID, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
 	})
-	_, _ = chromedp.Call(ctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	// The node's handle is let go without waiting for the answer: nothing
+	// depends on it, and it goes with its document in any case.
+	go func() {
+		tctx, cancelT := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancelT()
+		rctx, cancel := p.with(tctx)
+		defer cancel()
+		_, _ = chromedp.Call(rctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
+	}()
 	if err != nil {
 		return fmt.Errorf("call on node: %w", err)
 	}
