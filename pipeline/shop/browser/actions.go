@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -111,13 +112,44 @@ const mutationJS = `(() => {
 // key of the shoppers' page helper (dom.js).
 const keyJS = `(globalThis.__svcMut ? globalThis.__svcMut.key() + ' ' + location.href : '')`
 
-// settleJS reports the document's readiness, how long its DOM has been
-// quiet (in ms; -1 when the document has no observer), how long ago its
-// load event ended (in ms, by the page's own clock; -1 before then), and
-// its key.
-const settleJS = `[document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1,
-  (() => { const n = performance.getEntriesByType('navigation')[0]; return n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1 })(),
-  ` + keyJS + `]`
+// settleJS, called with (wait, loadQuiet, quiet, justLoaded, limit) in ms,
+// waits in the page, by the page's own clock, until its document is
+// complete, wait has passed, and its DOM has been quiet for the window:
+// quiet, or loadQuiet when justLoaded (nothing happened since the load)
+// and the DOM has not changed since the load event, which must then have
+// ended that long ago. It gives up after limit. It reports the
+// document's readiness, how long its DOM has been quiet (in ms; -1 when
+// the document has no observer), how long ago its load event ended (in
+// ms; -1 before then), its key, and how long it waited.
+//
+// Waiting in the page rather than in svc saves, on every Settle, the
+// time the load event takes to reach svc and a round trip after the
+// window: the page's answer leaves the moment the window ends.
+const settleJS = `((w, loadQ, fullQ, justLoaded, limit) => new Promise(done => {
+  const t0 = performance.now();
+  const check = () => {
+    const n = performance.getEntriesByType('navigation')[0];
+    const s = [document.readyState, globalThis.__svcMut ? globalThis.__svcMut.since() : -1,
+      n && n.loadEventEnd > 0 ? performance.now() - n.loadEventEnd : -1, ` + keyJS + `];
+    const waited = performance.now() - t0;
+    const scripts = s[1] >= 0 && s[2] >= 0 && s[1] < s[2];
+    const q = justLoaded && !scripts ? loadQ : fullQ;
+    let left = w - waited;
+    if (s[1] >= 0) left = Math.max(left, q - s[1]);
+    if (justLoaded && !scripts) left = Math.max(left, s[2] >= 0 ? q - s[2] : q - waited);
+    if (s[0] !== 'complete' || left <= 0 || waited >= limit) done([...s, waited]);
+    else setTimeout(check, Math.min(left, limit - waited));
+  };
+  check();
+}))`
+
+// halfRTT is half the page's round trip: how long a question to the
+// page takes to arrive.
+func (p *Page) halfRTT() time.Duration {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.rtt / 2
+}
 
 // quiet is the current quiet window: quietPerRTT round trips of the
 // page's evaluations, within [minQuiet, maxQuiet].
@@ -157,7 +189,7 @@ func (p *Page) Settle(ctx context.Context) error {
 			pf.start(ctx)
 		}
 		left := n.left
-		if left == 0 {
+		if left == 0 || n.idle && (n.justLoaded || left <= p.halfRTT()) {
 			var settled bool
 			if settled, left = p.probe(ctx, n, pf); settled {
 				return nil
@@ -210,19 +242,46 @@ func (p *Page) network() netState {
 	return n
 }
 
-// probe looks at the page once its network side is idle: settled when the
-// document is complete and its DOM has been quiet for the window (or has
-// kept changing for domPatience), else how long to wait. A settled page
-// keeps the prefetched reading that is of it; a DOM that moved on since
-// the reading is read again.
+// probe looks at the page once its network side is idle, or half a
+// round trip before (the time the question takes to arrive), or has
+// waited all it may: it asks the page to wait out the rest of the
+// network's quiet window, and its DOM's (settleJS), and judges the
+// answer. The page is settled when nothing happened on the network
+// meanwhile, its document is complete and its DOM has been quiet for the
+// window (or has kept changing for domPatience); else probe says how long
+// to wait before looking again. A settled page keeps the
+// prefetched reading that is of it; a DOM that moved on since the reading
+// is read again.
 func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled bool, left time.Duration) {
-	var st [4]any
-	err := p.eval(ctx, settleJS, &st, true)
+	// The reading in flight first: the question would wait behind it in
+	// the page and count it as the page's round trip.
+	pf.poll(ctx, true)
+	wait := max(n.left-p.halfRTT(), 0)
+	if n.justLoaded {
+		wait = 0 // the page's clock times the window from its load event
+	}
+	ms := func(d time.Duration) string {
+		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
+	}
+	expr := "(" + settleJS + ")(" + ms(wait) + ", " + ms(n.q) + ", " + ms(p.quiet()) + ", " + strconv.FormatBool(n.justLoaded) + ", " + ms(wait+maxQuiet) + ")"
+	var st [5]any
+	start := time.Now()
+	err := p.Eval(ctx, expr, &st)
 	state, _ := st[0].(string)
 	quietMS, _ := st[1].(float64)
 	domQuiet := time.Duration(quietMS * float64(time.Millisecond))
 	sinceLoadMS, _ := st[2].(float64)
 	key, _ := st[3].(string)
+	waitedMS, _ := st[4].(float64)
+	if err == nil {
+		// The round trip, less the wait: the renderer's latency, which
+		// sets the quiet windows.
+		p.sampleRTT(max(time.Since(start)-time.Duration(waitedMS*float64(time.Millisecond)), 0))
+	}
+	again := p.network()
+	if err != nil || !again.activity.Equal(n.activity) {
+		return false, settleTick // something happened meanwhile: look again
+	}
 	q := n.q
 	if n.justLoaded && quietMS >= 0 && sinceLoadMS >= 0 && quietMS < sinceLoadMS {
 		// The DOM changed after the load: scripts are at work, and get
@@ -230,10 +289,10 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled b
 		q = p.quiet()
 	}
 	switch {
-	case err == nil && state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || n.since >= domPatience):
+	case state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || again.since >= domPatience):
 		pf.keep(ctx, key)
 		return true, 0
-	case err == nil && state == "complete":
+	case state == "complete":
 		if pf.got != nil && pf.got.key != key {
 			pf.start(ctx)
 		}
@@ -273,14 +332,6 @@ func (p *Page) worldID(ctx context.Context) (runtime.ExecutionContextID, error) 
 // Eval evaluates expr in the shopper's isolated world, awaiting a promise,
 // and decodes its JSON value into out (which may be nil).
 func (p *Page) Eval(ctx context.Context, expr string, out any) error {
-	return p.eval(ctx, expr, out, false)
-}
-
-// eval is Eval; with timed, the round trip of the evaluation (not of the
-// world's creation) goes into the page's rtt, which sets Settle's quiet
-// window. Settle's own short probe is timed: its round trip is the
-// renderer's latency, where a long reading's is also its work.
-func (p *Page) eval(ctx context.Context, expr string, out any, timed bool) error {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
 	for attempt := 0; ; attempt++ {
@@ -288,11 +339,7 @@ func (p *Page) eval(ctx context.Context, expr string, out any, timed bool) error
 		if err != nil {
 			return fmt.Errorf("eval: %w", err)
 		}
-		start := time.Now()
 		err = p.evaluate(ctx, id, expr, out)
-		if timed && err == nil {
-			p.sampleRTT(time.Since(start))
-		}
 		if err != nil && attempt == 0 && staleContext(err) {
 			p.resetWorld()
 			continue

@@ -111,13 +111,19 @@ func (f *prefetcher) poll(ctx context.Context, block bool) {
 }
 
 // keep makes the last reading the page's Reading when it was of the page
-// as it is now, named by key.
+// as it is now, named by key. A reading of the page before a change that
+// Settle waited out in the page (settleJS) is made again, now that the
+// page is settled, and kept if the page is still at key.
 func (f *prefetcher) keep(ctx context.Context, key string) {
-	if f.read == nil {
+	if f.read == nil || key == "" {
 		return
 	}
 	f.poll(ctx, true)
-	if f.got == nil || key == "" || f.got.key != key || f.got.value == nil {
+	if f.got == nil || f.got.key != key {
+		k, v := f.read(ctx)
+		f.got = &prefetched{key: k, value: v}
+	}
+	if f.got.key != key || f.got.value == nil {
 		return
 	}
 	f.p.mu.Lock()
