@@ -5,6 +5,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"image/color"
+	"image/jpeg"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -480,5 +482,53 @@ func TestStartTriesOnceMore(t *testing.T) {
 	}
 	if n := count(); n != 2 {
 		t.Errorf("%d starts of a broken Chromium, want 2", n)
+	}
+}
+
+// TestScreenshotIsTheViewportNow: a screenshot is a small JPEG of the
+// viewport as the page shows it at that moment (480 px wide on a desktop
+// page, 240 on a phone), taken again after the page changes.
+func TestScreenshotIsTheViewportNow(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>colour</title><style>html, body { margin: 0; height: 100%; background: rgb(220, 20, 20) }</style><p>colour</p>`)
+	})
+	b, p, ctx := openSite(t, site, "http://colour.test/", 20*time.Second)
+	centre := func(p *Page, wantW int) color.Color {
+		t.Helper()
+		data, err := p.Screenshot(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := jpeg.Decode(bytes.NewReader(data))
+		if err != nil {
+			t.Fatalf("not a JPEG: %v", err)
+		}
+		if r := img.Bounds(); r.Dx() != wantW || r.Dy() < wantW/2 {
+			t.Errorf("screenshot %dx%d, want %d wide", r.Dx(), r.Dy(), wantW)
+		}
+		r := img.Bounds()
+		return img.At(r.Dx()/2, r.Dy()/2)
+	}
+	reddish := func(c color.Color) bool { r, g, b, _ := c.RGBA(); return r > 0xb000 && g < 0x4000 && b < 0x4000 }
+	bluish := func(c color.Color) bool { r, g, b, _ := c.RGBA(); return b > 0xb000 && r < 0x4000 && g < 0x4000 }
+	if c := centre(p, 480); !reddish(c) {
+		t.Errorf("the centre of the page is %v, want red", c)
+	}
+	if err := p.EvalMain(ctx, "document.body.style.background = document.documentElement.style.background = 'rgb(20, 20, 220)'", nil); err != nil {
+		t.Fatal(err)
+	}
+	if c := centre(p, 480); !bluish(c) {
+		t.Errorf("after the page turned blue its centre is %v in the screenshot", c)
+	}
+	m, err := b.NewPage(ctx, PageOptions{Mobile: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer m.Close()
+	if err := m.Navigate(ctx, "http://colour.test/"); err != nil {
+		t.Fatal(err)
+	}
+	if c := centre(m, 240); !reddish(c) {
+		t.Errorf("the centre of the phone's page is %v, want red", c)
 	}
 }

@@ -101,6 +101,16 @@ func (p *Page) watch(ev any) {
 			p.mu.Unlock()
 			p.wake()
 		}
+	case *page.EventScreencastFrame:
+		p.mu.Lock()
+		ch := p.screencast
+		p.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- e.Data:
+			default:
+			}
+		}
 	case *page.EventJavascriptDialogOpening:
 		// alert, confirm, prompt, beforeunload: always dismissed (a
 		// confirm is answered "cancel"), never left to block the page.

@@ -111,6 +111,10 @@ type Page struct {
 	reading  any
 	// kick wakes Settle when the page's loading or requests change.
 	kick chan struct{}
+	// screencast receives the next screencast frame while a Screenshot waits
+	// for it (nil otherwise); shotMu holds Screenshots to one at a time.
+	screencast chan []byte
+	shotMu sync.Mutex
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
