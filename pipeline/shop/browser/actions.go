@@ -143,6 +143,10 @@ const settleJS = `((w, loadQ, fullQ, justLoaded, limit) => new Promise(done => {
   check();
 }))`
 
+// rttMaxAge is how old the page's measure of its latency may grow before
+// Settle waits for a moment to measure it again.
+const rttMaxAge = time.Second
+
 // halfRTT is half the page's round trip: how long a question to the
 // page takes to arrive.
 func (p *Page) halfRTT() time.Duration {
@@ -253,9 +257,15 @@ func (p *Page) network() netState {
 // prefetched reading that is of it; a DOM that moved on since the reading
 // is read again.
 func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled bool, left time.Duration) {
-	// The reading in flight first: the question would wait behind it in
-	// the page and count it as the page's round trip.
-	pf.poll(ctx, true)
+	// A question sent while a reading is in flight waits behind it in the
+	// page, so its round trip is not the renderer's latency. It is sent
+	// all the same (the page's clock times the window), unless the
+	// latency has not been measured for rttMaxAge: then after the reading.
+	p.mu.Lock()
+	stale := time.Since(p.rttAt) > rttMaxAge
+	p.mu.Unlock()
+	pf.poll(ctx, stale)
+	clean := pf.ch == nil
 	wait := max(n.left-p.halfRTT(), 0)
 	if n.justLoaded {
 		wait = 0 // the page's clock times the window from its load event
@@ -273,7 +283,7 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled b
 	sinceLoadMS, _ := st[2].(float64)
 	key, _ := st[3].(string)
 	waitedMS, _ := st[4].(float64)
-	if err == nil {
+	if err == nil && clean {
 		// The round trip, less the wait: the renderer's latency, which
 		// sets the quiet windows.
 		p.sampleRTT(max(time.Since(start)-time.Duration(waitedMS*float64(time.Millisecond)), 0))

@@ -164,6 +164,7 @@ func (p *Page) wake() {
 func (p *Page) sampleRTT(d time.Duration) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	p.rttAt = time.Now()
 	if p.rtt == 0 {
 		p.rtt = d
 		return

@@ -103,8 +103,10 @@ type Page struct {
 	// that has not started yet (zero when none is pending).
 	navRequested time.Time
 	// rtt is the mean round trip of short evaluations: how busy the
-	// renderer is, which sets Settle's quiet window.
-	rtt time.Duration
+	// renderer is, which sets Settle's quiet window. rttAt is when it was
+	// last sampled.
+	rtt   time.Duration
+	rttAt time.Time
 	// prefetch is the reading Settle makes while it waits (Prefetch), and
 	// reading its value from the last Settle when still current.
 	prefetch func(ctx context.Context) (string, any)
@@ -114,7 +116,7 @@ type Page struct {
 	// screencast receives the next screencast frame while a Screenshot waits
 	// for it (nil otherwise); shotMu holds Screenshots to one at a time.
 	screencast chan []byte
-	shotMu sync.Mutex
+	shotMu     sync.Mutex
 }
 
 // NewPage opens a tab in a new incognito browser context, with request

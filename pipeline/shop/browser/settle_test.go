@@ -216,3 +216,40 @@ addEventListener('load', () => setTimeout(() => {
 		}
 	}
 }
+
+// TestSettleKeepsMeasuringTheRenderer: Settle's question to the page is
+// sent while a reading is still in flight, and waits behind it, so its
+// round trip is no measure of the renderer then; the renderer's latency,
+// which sets the quiet windows, is measured all the same once it is
+// older than rttMaxAge.
+func TestSettleKeepsMeasuringTheRenderer(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>still</title><p>still</p>`)
+	})
+	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	// A slow reading: always in flight when Settle asks the page.
+	p.Prefetch(func(ctx context.Context) (string, any) {
+		k, err := p.EvalKeyed(ctx, `(() => { const t = performance.now(); while (performance.now() - t < 200) {} return 1 })()`, nil)
+		if err != nil {
+			return "", nil
+		}
+		return k, 1
+	})
+	p.mu.Lock()
+	p.rtt, p.rttAt = 0, time.Time{}
+	p.mu.Unlock()
+	for i := range 3 {
+		if err := p.Navigate(ctx, fmt.Sprintf("http://shop.test/?%d", i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	p.mu.Lock()
+	rtt, at := p.rtt, p.rttAt
+	p.mu.Unlock()
+	if rtt <= 0 || time.Since(at) > 10*time.Second {
+		t.Errorf("the renderer's latency was not measured (%v, at %v)", rtt, at)
+	}
+	if rtt >= 40*time.Millisecond {
+		t.Errorf("the renderer's latency %v counts the reading's 200 ms of work", rtt)
+	}
+}
