@@ -651,10 +651,10 @@ func (s *session) shoot() ([]byte, error) {
 }
 
 // earlyShot is a screenshot of the page at key, taken while the run goes
-// on: a capture waits for the next frames the browser draws (some 30 to
-// 60 ms, nearly all of it idle), so the one of a checkout page, the last
-// page of most runs, is started the moment a reading shows that page,
-// alongside Settle's quiet window and the checkout page's WebMCP reading.
+// on: a screenshot waits for the next frame the page draws (some 18 ms,
+// nearly all of it idle), so the one of a checkout page, the last page of
+// most runs, is started the moment a reading shows that page, alongside
+// Settle's quiet window and the checkout page's WebMCP reading.
 type earlyShot struct {
 	key  string
 	done chan struct{} // closed once data or err is set
