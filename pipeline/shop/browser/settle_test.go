@@ -229,7 +229,7 @@ func TestSettleKeepsMeasuringTheRenderer(t *testing.T) {
 	_, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
 	// A slow reading: always in flight when Settle asks the page.
 	p.Prefetch(func(ctx context.Context) (string, any) {
-		k, err := p.EvalKeyed(ctx, `(() => { const t = performance.now(); while (performance.now() - t < 200) {} return 1 })()`, nil)
+		k, err := p.EvalKeyed(ctx, `(() => { const t = performance.now(); while (performance.now() - t < 400) {} return 1 })()`, nil)
 		if err != nil {
 			return "", nil
 		}
@@ -238,7 +238,7 @@ func TestSettleKeepsMeasuringTheRenderer(t *testing.T) {
 	p.mu.Lock()
 	p.rtt, p.rttAt = 0, time.Time{}
 	p.mu.Unlock()
-	for i := range 3 {
+	for i := range 4 {
 		if err := p.Navigate(ctx, fmt.Sprintf("http://shop.test/?%d", i)); err != nil {
 			t.Fatal(err)
 		}
@@ -249,7 +249,7 @@ func TestSettleKeepsMeasuringTheRenderer(t *testing.T) {
 	if rtt <= 0 || time.Since(at) > 10*time.Second {
 		t.Errorf("the renderer's latency was not measured (%v, at %v)", rtt, at)
 	}
-	if rtt >= 40*time.Millisecond {
-		t.Errorf("the renderer's latency %v counts the reading's 200 ms of work", rtt)
+	if rtt >= 100*time.Millisecond {
+		t.Errorf("the renderer's latency %v counts the reading's 400 ms of work", rtt)
 	}
 }
