@@ -430,6 +430,12 @@
     return {item: it, point: it ? await point(i) : {ok: false, why: 'gone'}};
   }
 
+  // aimNode is aim for an element found another way (the accessibility
+  // tree), given a ref first.
+  async function aimNode(el) {
+    return aim(register(el));
+  }
+
   function select(i, idx) {
     const el = refs[i];
     if (!el || el.tagName !== 'SELECT' || !el.options[idx] || el.options[idx].disabled) return false;
@@ -488,5 +494,5 @@
     return {state: stateIf(sk), snapshot: snapshotIf(ik)};
   }
 
-  return {snapshot, state, point, describe, aim, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
+  return {snapshot, state, point, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
 })

@@ -410,7 +410,8 @@ func (axFinder) checkout(v view) []control {
 }
 
 // resolve gives an element found in the accessibility tree a ref of the
-// page helper, so that it passes the same guard and click as any other.
+// page helper, so that a select passes the same guard as any other (a
+// click gets its ref as it reads the element: session.aim).
 func (s *session) resolve(c control) (Item, error) {
 	if c.item.backend == 0 {
 		return c.item, nil

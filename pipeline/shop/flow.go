@@ -552,13 +552,10 @@ func (s *session) pause(d time.Duration) error {
 	return s.settle(ctx)
 }
 
+// useOnce clicks a control through the guard; one found in the
+// accessibility tree gets its ref as the click reads it (session.aim).
 func (s *session) useOnce(c control, why string) error {
-	it, err := s.resolve(c)
-	if err != nil {
-		s.record("click", c.role, c.name, "the element could not be found in the page")
-		return err
-	}
-	return s.act(it, c.role, c.name, why)
+	return s.act(c.item, c.role, c.name, why)
 }
 
 // pick resolves a select and chooses opt through the guard.

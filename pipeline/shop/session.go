@@ -315,17 +315,24 @@ type clickPoint struct {
 }
 
 // aim reads an element afresh, for the guard, and finds where a click on
-// it lands, in one round trip: fresh is nil when the element is gone. The
-// point scrolls the element into view; nothing is clicked before the
-// guard has judged fresh. For an element in a child frame the frame's
-// point is carried into the main frame through the iframe's box, and must
-// land on the iframe; err reports that this could not be done.
+// it lands, in one round trip: fresh is nil when the element is gone. An
+// element found in the accessibility tree is reached by its DOM node and
+// given a ref in the same round trip. The point scrolls the element into
+// view; nothing is clicked before the guard has judged fresh. For an
+// element in a child frame the frame's point is carried into the main
+// frame through the iframe's box, and must land on the iframe; err
+// reports that this could not be done.
 func (s *session) aim(ctx context.Context, it Item) (fresh *Item, pt clickPoint, err error) {
 	var r struct {
 		Item  *Item      `json:"item"`
 		Point clickPoint `json:"point"`
 	}
-	if err := s.evalIn(ctx, it.frame, fmt.Sprintf("%s.aim(%d)", helper, it.Ref), &r); err != nil || r.Item == nil {
+	if it.backend != 0 {
+		err = s.onNode(ctx, it.frame, it.backend, "aimNode(this)", &r)
+	} else {
+		err = s.evalIn(ctx, it.frame, fmt.Sprintf("%s.aim(%d)", helper, it.Ref), &r)
+	}
+	if err != nil || r.Item == nil {
 		return nil, clickPoint{}, nil
 	}
 	fresh, pt = r.Item, r.Point
