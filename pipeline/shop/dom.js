@@ -494,5 +494,5 @@
     return {state: stateIf(sk), snapshot: snapshotIf(ik)};
   }
 
-  return {snapshot, state, point, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
+  return {snapshot, state, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
 })

@@ -120,7 +120,8 @@ const keyJS = `(globalThis.__svcMut ? globalThis.__svcMut.key() + ' ' + location
 // ended that long ago. It gives up after limit. It reports the
 // document's readiness, how long its DOM has been quiet (in ms; -1 when
 // the document has no observer), how long ago its load event ended (in
-// ms; -1 before then), its key, and how long it waited.
+// ms; -1 before then), its key, how long it waited, and the window it
+// applied.
 //
 // Waiting in the page rather than in svc saves, on every Settle, the
 // time the load event takes to reach svc and a round trip after the
@@ -137,7 +138,7 @@ const settleJS = `((w, loadQ, fullQ, justLoaded, limit) => new Promise(done => {
     let left = w - waited;
     if (s[1] >= 0) left = Math.max(left, q - s[1]);
     if (justLoaded && !scripts) left = Math.max(left, s[2] >= 0 ? q - s[2] : q - waited);
-    if (s[0] !== 'complete' || left <= 0 || waited >= limit) done([...s, waited]);
+    if (s[0] !== 'complete' || left <= 0 || waited >= limit) done([...s, waited, q]);
     else setTimeout(check, Math.min(left, limit - waited));
   };
   check();
@@ -253,9 +254,9 @@ func (p *Page) network() netState {
 // answer. The page is settled when nothing happened on the network
 // meanwhile, its document is complete and its DOM has been quiet for the
 // window (or has kept changing for domPatience); else probe says how long
-// to wait before looking again. A settled page keeps the
-// prefetched reading that is of it; a DOM that moved on since the reading
-// is read again.
+// to wait before looking again. A settled page keeps the prefetched
+// reading that is of it; a DOM that moved on since the reading is read
+// again.
 func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled bool, left time.Duration) {
 	// A question sent while a reading is in flight waits behind it in the
 	// page, so its round trip is not the renderer's latency. It is sent
@@ -274,29 +275,25 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled b
 		return strconv.FormatFloat(float64(d)/float64(time.Millisecond), 'f', 1, 64)
 	}
 	expr := "(" + settleJS + ")(" + ms(wait) + ", " + ms(n.q) + ", " + ms(p.quiet()) + ", " + strconv.FormatBool(n.justLoaded) + ", " + ms(wait+maxQuiet) + ")"
-	var st [5]any
+	var st [6]any
 	start := time.Now()
 	err := p.Eval(ctx, expr, &st)
+	dur := func(v any) time.Duration { f, _ := v.(float64); return time.Duration(f * float64(time.Millisecond)) }
 	state, _ := st[0].(string)
 	quietMS, _ := st[1].(float64)
-	domQuiet := time.Duration(quietMS * float64(time.Millisecond))
-	sinceLoadMS, _ := st[2].(float64)
+	domQuiet := dur(st[1])
 	key, _ := st[3].(string)
-	waitedMS, _ := st[4].(float64)
+	// The window the page applied: the full one when scripts changed the
+	// DOM after the load.
+	q := dur(st[5])
 	if err == nil && clean {
 		// The round trip, less the wait: the renderer's latency, which
 		// sets the quiet windows.
-		p.sampleRTT(max(time.Since(start)-time.Duration(waitedMS*float64(time.Millisecond)), 0))
+		p.sampleRTT(max(time.Since(start)-dur(st[4]), 0))
 	}
 	again := p.network()
 	if err != nil || !again.activity.Equal(n.activity) {
 		return false, settleTick // something happened meanwhile: look again
-	}
-	q := n.q
-	if n.justLoaded && quietMS >= 0 && sinceLoadMS >= 0 && quietMS < sinceLoadMS {
-		// The DOM changed after the load: scripts are at work, and get
-		// the full window.
-		q = p.quiet()
 	}
 	switch {
 	case state == "complete" && (st[1] == nil || quietMS < 0 || domQuiet >= q || again.since >= domPatience):
@@ -429,9 +426,7 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 	// The node's handle is let go without waiting for the answer: nothing
 	// depends on it, and it goes with its document in any case.
 	go func() {
-		tctx, cancelT := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancelT()
-		rctx, cancel := p.with(tctx)
+		rctx, cancel := context.WithTimeout(p.ctx, 5*time.Second)
 		defer cancel()
 		_, _ = chromedp.Call(rctx, runtime.ReleaseObject, runtime.ReleaseObjectParams{ObjectID: obj.Object.ObjectID})
 	}()
