@@ -1,11 +1,8 @@
 package shop
 
 import (
-	"context"
 	"encoding/json"
-	"net/url"
 	"testing"
-	"time"
 
 	"svc/datasets/svc100"
 	"svc/pipeline/shop/browser"
@@ -16,21 +13,8 @@ import (
 // key), a DOM change made by the page's own script is seen at once, and
 // an action of the shopper's drops the cache.
 func TestReadingsAreReusedUntilThePageChanges(t *testing.T) {
-	srv, b := shared(t)
-	_ = srv
-	host := svc100.Stores()[0].Host
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	page, err := b.NewPage(ctx, browser.PageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer page.Close()
-	u, _ := url.Parse("https://" + host + "/")
-	s := &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
-	if err := page.Navigate(ctx, u.String()); err != nil {
-		t.Fatal(err)
-	}
+	s := standInSession(t)
+	page, ctx := s.page, s.ctx
 	st, err := s.state()
 	if err != nil {
 		t.Fatal(err)
@@ -69,20 +53,8 @@ func TestReadingsAreReusedUntilThePageChanges(t *testing.T) {
 // was not, the state is read again and the items kept, not lost with the
 // cache the new state drops.
 func TestLookReusesItemsReadAfterTheState(t *testing.T) {
-	_, b := shared(t)
-	host := svc100.Stores()[0].Host
-	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
-	defer cancel()
-	page, err := b.NewPage(ctx, browser.PageOptions{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer page.Close()
-	u, _ := url.Parse("https://" + host + "/")
-	s := &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
-	if err := page.Navigate(ctx, u.String()); err != nil {
-		t.Fatal(err)
-	}
+	s := standInSession(t)
+	page, ctx := s.page, s.ctx
 	if _, err := s.state(); err != nil {
 		t.Fatal(err)
 	}
@@ -103,4 +75,16 @@ func TestLookReusesItemsReadAfterTheState(t *testing.T) {
 	if len(got) != len(items) || s.seen.itemsKey == "" || s.seen.itemsKey != s.seen.stKey {
 		t.Errorf("items %d (want %d), keys %q and %q: the items read at this key were dropped", len(got), len(items), s.seen.itemsKey, s.seen.stKey)
 	}
+}
+
+// standInSession opens the first SVC-100 stand-in's front page in a
+// session of its own, with no prefetch: every reading asks the page.
+func standInSession(t *testing.T) *session {
+	t.Helper()
+	_, b := shared(t)
+	s := testSession(t, b, svc100.Stores()[0].Host, browser.PageOptions{})
+	if err := s.page.Navigate(s.ctx, s.origin.String()); err != nil {
+		t.Fatal(err)
+	}
+	return s
 }

@@ -17,17 +17,24 @@ import (
 // would (its prefetch set), and returns the session.
 func heldoutSession(t *testing.T, opts Options, host string) *session {
 	t.Helper()
+	s := testSession(t, opts.Browser, host, browser.PageOptions{InitScripts: []string{webmcpObserver}})
+	s.page.Prefetch(s.prefetch(true, false))
+	return s
+}
+
+// testSession opens a page on b for a session at host; the page is
+// closed and the session's context ends with the test.
+func testSession(t *testing.T, b *browser.Browser, host string, po browser.PageOptions) *session {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
-	page, err := opts.Browser.NewPage(ctx, browser.PageOptions{InitScripts: []string{webmcpObserver}})
+	page, err := b.NewPage(ctx, po)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(page.Close)
 	u, _ := url.Parse("https://" + host + "/")
-	s := &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
-	page.Prefetch(s.prefetch(true, false))
-	return s
+	return &session{opts: Options{StepTimeout: 10 * time.Second}, page: page, rep: &Report{}, ctx: ctx, origin: u}
 }
 
 // TestASettledReadingIsTakenAsItIs: right after Settle confirmed a
