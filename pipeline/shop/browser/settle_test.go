@@ -108,6 +108,55 @@ addEventListener('load', () => setTimeout(() => {
 	}
 }
 
+// TestTheWindowAfterALoadEndsAfterAFrameAndATask holds settleJS, right
+// after a load, to its frame rule: it answers once the page has drawn a
+// frame and run a task after it, having seen what the page did in that
+// frame and task, and does not wait for its time bound (here a million ms,
+// so that only the frame rule can end the wait). Each probe is of a
+// document just loaded, with nothing since; work the page asks for in its
+// next frame is registered just before the probe, as a load handler's
+// would be.
+func TestTheWindowAfterALoadEndsAfterAFrameAndATask(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>still</title><p id="x">still</p>`)
+	})
+	_, p, ctx := openSite(t, site, "http://still.test/", 20*time.Second)
+	loads := 0
+	probe := func(deferred string) (quiet bool, frame, task string) {
+		t.Helper()
+		loads++
+		if err := p.Navigate(ctx, fmt.Sprintf("http://still.test/?%d", loads)); err != nil {
+			t.Fatal(err)
+		}
+		var r []any
+		expr := `(() => { ` + deferred + `
+  const x = document.getElementById('x');
+  return (` + settleJS + `)(0, 1e6, 50, true, 1e6).then(s => [s[6], x.dataset.frame || '', x.dataset.task || '']);
+})()`
+		if err := p.Eval(ctx, expr, &r); err != nil {
+			t.Fatal(err)
+		}
+		if len(r) != 3 {
+			t.Fatalf("probe answered %v", r)
+		}
+		quiet, _ = r[0].(bool)
+		frame, _ = r[1].(string)
+		task, _ = r[2].(string)
+		return quiet, frame, task
+	}
+	if quiet, _, _ := probe(""); !quiet {
+		t.Errorf("a still page after its load: not found quiet")
+	}
+	quiet, frame, _ := probe(`requestAnimationFrame(() => { document.getElementById('x').dataset.frame = 'drawn'; });`)
+	if !quiet || frame != "drawn" {
+		t.Errorf("a page that changes in its next frame: quiet %v, frame %q; want true, drawn: the probe answered before the page's frame", quiet, frame)
+	}
+	quiet, _, task := probe(`requestAnimationFrame(() => setTimeout(() => { document.getElementById('x').dataset.task = 'done'; }, 0));`)
+	if !quiet || task != "done" {
+		t.Errorf("a page that changes in a task after its next frame: quiet %v, task %q; want true, done: the probe answered before the page's task", quiet, task)
+	}
+}
+
 // TestTheTabIconIsNotPageActivity: Chromium's request for /favicon.ico is
 // the browser's own, and does not hold Settle; the page's requests do.
 func TestTheTabIconIsNotPageActivity(t *testing.T) {
@@ -146,7 +195,8 @@ func TestQuietFollowsTheRenderer(t *testing.T) {
 			t.Errorf("round trip %v: quiet window %v, want %v", c.rtt, got, c.want)
 		}
 	}
-	// After a load with nothing since: 20 ms, or two round trips.
+	// The bound of the wait after a load with nothing since: 20 ms, or
+	// two round trips.
 	for _, c := range []struct{ rtt, want time.Duration }{
 		{0, 20 * time.Millisecond},
 		{30 * time.Millisecond, 60 * time.Millisecond},
