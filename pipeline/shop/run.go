@@ -131,6 +131,7 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 	// Every browser path observes WebMCP registrations, so whichever
 	// reaches a checkout page can say which tools it registers there.
 	po.InitScripts = []string{webmcpObserver}
+	po.Library = domJS
 	page, err := opts.Browser.NewPage(ctx, po)
 	if err != nil {
 		rep.Outcome, rep.Reason = NotAttempted, "browser_failed"

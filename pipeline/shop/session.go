@@ -24,9 +24,9 @@ import (
 //go:embed dom.js
 var domJS string
 
-// helper is the expression that installs (once per document) and returns
-// the page helper in the shopper's isolated world.
-var helper = "(globalThis.__svc || (globalThis.__svc = " + domJS + "()))"
+// helper is the expression that returns the page helper (dom.js, the
+// page's Library) in the shopper's isolated world.
+const helper = browser.LibraryRef
 
 // errStop ends a run early with the outcome already set.
 var errStop = errors.New("run ended")
@@ -295,8 +295,7 @@ func (s *session) registerNode(f cdp.FrameID, id cdp.BackendNodeID) (int, error)
 
 // onNode calls a method of the page helper with a DOM node as this, in
 // the shopper's world of frame f ("" is the main frame): call is the
-// method and its arguments, as "register(this)". A document without the
-// helper yet gets it in the same round trip.
+// method and its arguments, as "register(this)".
 func (s *session) onNode(ctx context.Context, f cdp.FrameID, node cdp.BackendNodeID, call string, out any) error {
 	fn := "function() { return " + helper + "." + call + " }"
 	if f == "" {

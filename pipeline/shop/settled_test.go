@@ -22,12 +22,13 @@ func heldoutSession(t *testing.T, opts Options, host string) *session {
 	return s
 }
 
-// testSession opens a page on b for a session at host; the page is
-// closed and the session's context ends with the test.
+// testSession opens a page on b, with the page helper, for a session at
+// host; the page is closed and the session's context ends with the test.
 func testSession(t *testing.T, b *browser.Browser, host string, po browser.PageOptions) *session {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	t.Cleanup(cancel)
+	po.Library = domJS
 	page, err := b.NewPage(ctx, po)
 	if err != nil {
 		t.Fatal(err)

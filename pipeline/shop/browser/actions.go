@@ -383,6 +383,16 @@ func staleContext(err error) bool {
 }
 
 func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
+	err := p.evaluateOnce(ctx, id, expr, out)
+	if err != nil && id != 0 && p.lacksLibrary(err.Error()) {
+		if p.evaluateOnce(ctx, id, p.libraryInstall(), nil) == nil {
+			err = p.evaluateOnce(ctx, id, expr, out)
+		}
+	}
+	return err
+}
+
+func (p *Page) evaluateOnce(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
 	t := true
 	res, err := chromedp.Call(ctx, runtime.Evaluate, runtime.EvaluateParams{
 		Expression: expr, ContextID: id, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
@@ -391,14 +401,7 @@ func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr
 		return fmt.Errorf("eval: %w", err)
 	}
 	if res.ExceptionDetails != nil {
-		msg := res.ExceptionDetails.Text
-		if e := res.ExceptionDetails.Exception; e != nil && e.Description != "" {
-			msg = e.Description
-		}
-		if len(msg) > 300 {
-			msg = msg[:300]
-		}
-		return fmt.Errorf("eval: %s", msg)
+		return fmt.Errorf("eval: %s", exceptionText(res.ExceptionDetails))
 	}
 	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
 		return nil
@@ -407,6 +410,19 @@ func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr
 		return errors.New("eval: the result is too large")
 	}
 	return json.Unmarshal(res.Result.Value, out)
+}
+
+// exceptionText is what an exception in the page says, at most 300 bytes:
+// its description (the error and its message) when it has one.
+func exceptionText(d *runtime.ExceptionDetails) string {
+	msg := d.Text
+	if e := d.Exception; e != nil && e.Description != "" {
+		msg = e.Description
+	}
+	if len(msg) > 300 {
+		msg = msg[:300]
+	}
+	return msg
 }
 
 // CallOnNode calls the function declaration fn with the DOM node of the
@@ -433,9 +449,16 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 		return fmt.Errorf("call on node: %w", err)
 	}
 	t := true
-	res, err := chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
-		FunctionDeclaration: fn, ObjectID: obj.Object.ObjectID, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
-	})
+	call := func() (runtime.CallFunctionOnResult, error) {
+		return chromedp.Call(ctx, runtime.CallFunctionOn, runtime.CallFunctionOnParams{
+			FunctionDeclaration: fn, ObjectID: obj.Object.ObjectID, ReturnByValue: &t, AwaitPromise: &t, Silent: &t,
+		})
+	}
+	res, err := call()
+	if err == nil && res.ExceptionDetails != nil && p.lacksLibrary(exceptionText(res.ExceptionDetails)) &&
+		p.evaluateOnce(ctx, id, p.libraryInstall(), nil) == nil {
+		res, err = call()
+	}
 	// The node's handle is let go without waiting for the answer: nothing
 	// depends on it, and it goes with its document in any case.
 	go func() {
@@ -447,7 +470,7 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 		return fmt.Errorf("call on node: %w", err)
 	}
 	if res.ExceptionDetails != nil {
-		return fmt.Errorf("call on node: %s", res.ExceptionDetails.Text)
+		return fmt.Errorf("call on node: %s", exceptionText(res.ExceptionDetails))
 	}
 	if out == nil || res.Result == nil || len(res.Result.Value) == 0 {
 		return nil

@@ -309,6 +309,71 @@ func TestDialogsAreDismissed(t *testing.T) {
 	}
 }
 
+// TestTheLibraryIsInEveryDocument: a page's Library is made once in each
+// document, at its start, in the shopper's isolated world and not in the
+// page's own, so an evaluation carries only its call. A document begun
+// before the page was set up (the tab's first, blank one) gets it at its
+// first evaluation, whether by Eval or by CallOnNode; a page without a
+// Library says so.
+func TestTheLibraryIsInEveryDocument(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>lib</title><p>text</p>`)
+	})
+	b := startBrowser(t, Options{FixtureAddr: site.Listener.Addr().String()})
+	ctx, cancel := context.WithTimeout(t.Context(), 20*time.Second)
+	defer cancel()
+	p, err := b.NewPage(ctx, PageOptions{Library: `() => { let n = 0; return {count: () => ++n}; }`})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	eval := func(p *Page, expr string, out any) {
+		t.Helper()
+		if err := p.Eval(ctx, expr, out); err != nil {
+			t.Fatalf("%s: %v", expr, err)
+		}
+	}
+	var kind string
+	eval(p, "typeof globalThis.__svcLib", &kind)
+	if kind != "undefined" {
+		t.Fatalf("the tab's first document has a library of kind %q before any evaluation made it", kind)
+	}
+	nodes, err := p.AXTree(ctx)
+	if err != nil || len(nodes) == 0 || nodes[0].BackendDOMNodeID == 0 {
+		t.Fatalf("no node in the first document (%v)", err)
+	}
+	var n int
+	if err := p.CallOnNode(ctx, nodes[0].BackendDOMNodeID, "function() { return "+LibraryRef+".count() }", &n); err != nil || n != 1 {
+		t.Errorf("CallOnNode in a document without the library: %d, %v; want 1 (made by that call)", n, err)
+	}
+	eval(p, LibraryRef+".count()", &n)
+	if n != 2 {
+		t.Errorf("the next evaluation counted %d, want 2: the library was made again", n)
+	}
+	if err := p.Navigate(ctx, "http://lib.test/"); err != nil {
+		t.Fatal(err)
+	}
+	eval(p, "typeof globalThis.__svcLib", &kind)
+	if kind != "object" {
+		t.Errorf("a loaded document's library is of kind %q before any evaluation, want object: it was not made at the document's start", kind)
+	}
+	if err := p.EvalMain(ctx, "typeof globalThis.__svcLib", &kind); err != nil || kind != "undefined" {
+		t.Errorf("the page's own world sees the library as %q (%v), want undefined", kind, err)
+	}
+	eval(p, LibraryRef+".count()", &n)
+	if n != 1 {
+		t.Errorf("the new document counted %d, want 1: its library is its own", n)
+	}
+	bare, err := b.NewPage(ctx, PageOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer bare.Close()
+	if err := bare.Eval(ctx, LibraryRef+".count()", &n); err == nil || !strings.Contains(err.Error(), libraryMissing) {
+		t.Errorf("a page without a library: %v, want an error naming %s", err, libraryMissing)
+	}
+}
+
 // TestOnePageOneRenderer holds the browser to one renderer process per
 // open page: the memory bound of a shopping run (BenchmarkShoppers) counts
 // on it. Headless Chromium 156 preloads WebUI omnibox popups in a renderer

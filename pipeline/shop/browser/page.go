@@ -47,6 +47,13 @@ type PageOptions struct {
 	// InitScripts run in the page's own JavaScript world before any page
 	// script, on every document (Page.addScriptToEvaluateOnNewDocument).
 	InitScripts []string
+	// Library is the source of a function expression whose value is the
+	// shopper's page helper: what LibraryRef names in the shopper's
+	// isolated world of every document, the main frame's and its child
+	// frames'. It is made at the start of each document, so that an
+	// evaluation carries only its call, never the library; a document
+	// begun without it gets it at its first evaluation.
+	Library string
 	// AllowNavigation reports whether the main frame may load u (a
 	// document request of the top-level page); nil allows every URL the
 	// safe client allows. A refused navigation fails in the browser and
@@ -77,6 +84,25 @@ type Refusal struct {
 	Host   string `json:"host"`
 	Code   string `json:"code"`
 	Method string `json:"method,omitempty"`
+}
+
+// LibraryRef is the expression by which an evaluation in the shopper's
+// isolated world reaches the page's Library. Where the library has not
+// been made it throws a ReferenceError naming libraryMissing; the
+// evaluation then makes it and runs again.
+const LibraryRef = "(globalThis.__svcLib || " + libraryMissing + ")"
+
+const libraryMissing = "svcLibraryMissing"
+
+// libraryInstall makes the page's Library in the world it runs in, once.
+func (p *Page) libraryInstall() string {
+	return "void (globalThis.__svcLib || (globalThis.__svcLib = (" + p.opts.Library + ")()))"
+}
+
+// lacksLibrary reports, from what an evaluation's failure says, that its
+// world has no Library yet (and the page has one to make).
+func (p *Page) lacksLibrary(msg string) bool {
+	return p.opts.Library != "" && strings.Contains(msg, libraryMissing)
 }
 
 // Page is one tab in a fresh incognito browser context.
@@ -190,6 +216,11 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	// every document (the page's scripts cannot see or stop it).
 	if _, err := chromedp.Call(tctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: mutationJS, WorldName: worldName}); err != nil {
 		return fail(err)
+	}
+	if opts.Library != "" {
+		if _, err := chromedp.Call(tctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: p.libraryInstall(), WorldName: worldName}); err != nil {
+			return fail(err)
+		}
 	}
 	for _, src := range opts.InitScripts {
 		if _, err := chromedp.Call(tctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{Source: src}); err != nil {
