@@ -74,3 +74,49 @@ func TestChildFrames(t *testing.T) {
 		t.Error("the frame's accessibility tree has no Accept button")
 	}
 }
+
+// TestTheShoppersWorldIsKnownFromItsStart: the shopper's isolated world of
+// a new document, and of its child frames, is known from the event that
+// reports it made (by the init scripts, at the document's start), so the
+// first reading after a load needs no round trip to make it.
+func TestTheShoppersWorldIsKnownFromItsStart(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/frame" {
+			fmt.Fprint(w, `<!doctype html><title>frame</title><p>in the frame</p>`)
+			return
+		}
+		fmt.Fprint(w, `<!doctype html><title>page</title><iframe src="/frame"></iframe>`)
+	})
+	_, p, ctx := openSite(t, site, "http://worlds.test/", 20*time.Second)
+	pctx, cancel := p.with(ctx)
+	defer cancel()
+	for i := range 3 {
+		// Load makes no evaluation: whatever world is known came from
+		// the page's events.
+		if err := p.Load(ctx, fmt.Sprintf("http://worlds.test/?%d", i)); err != nil {
+			t.Fatal(err)
+		}
+		p.mu.Lock()
+		world := p.world
+		p.mu.Unlock()
+		if world == 0 {
+			t.Fatalf("load %d: the main frame's world is not known after the load", i)
+		}
+		var kind string
+		if err := p.evaluate(pctx, world, "typeof globalThis.__svcMut", &kind); err != nil || kind != "object" {
+			t.Errorf("load %d: the known world %d has the observer as %q (%v), want object: it is not the shopper's world of this document", i, world, kind, err)
+		}
+		frames, err := p.Frames(ctx)
+		if err != nil || len(frames) != 1 {
+			t.Fatalf("load %d: frames %v (%v), want one", i, frames, err)
+		}
+		fw := p.frames.get(frames[0].ID)
+		if fw == 0 {
+			t.Fatalf("load %d: the child frame's world is not known after the load", i)
+		}
+		var title string
+		if err := p.evaluate(pctx, fw, "document.title", &title); err != nil || title != "frame" {
+			t.Errorf("load %d: the child frame's known world reads the title %q (%v), want frame", i, title, err)
+		}
+	}
+}

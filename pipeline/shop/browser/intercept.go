@@ -7,6 +7,7 @@ package browser
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"iter"
 	"net/http"
@@ -15,9 +16,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
+	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
 	"svc/pipeline/fetch"
@@ -119,6 +122,25 @@ func (p *Page) watch(ev any) {
 			defer cancel()
 			_, _ = chromedp.Call(ctx, page.HandleJavaScriptDialog, page.HandleJavaScriptDialogParams{Accept: false})
 		}()
+	case *runtime.EventExecutionContextCreated:
+		// The shopper's isolated world of a new document, made at its
+		// start by the init scripts: known from here, with no round trip
+		// to ask for it (worldID, frameWorld).
+		if c := e.Context; c != nil && c.Name == worldName {
+			var aux struct {
+				FrameID cdp.FrameID `json:"frameId"`
+			}
+			if json.Unmarshal(c.AuxData, &aux) != nil || aux.FrameID == "" {
+				return
+			}
+			if aux.FrameID == p.frame {
+				p.mu.Lock()
+				p.world = c.ID
+				p.mu.Unlock()
+			} else {
+				p.frames.set(aux.FrameID, c.ID)
+			}
+		}
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ID == p.frame {
 			p.mu.Lock()
