@@ -309,6 +309,45 @@ func TestDialogsAreDismissed(t *testing.T) {
 	}
 }
 
+// TestTasksAfterAClickAreNotHeldForAFrame: after a shopper's click, the
+// page's tasks run at once rather than after its next frame
+// (DeferRendererTasksAfterInput is off), so that a form the click submits
+// starts its navigation as a link does. The click's handler asks for a
+// task and a frame; the task comes first. With the feature on, the frame
+// came first on 30 clicks of 30; with it off, the task on 30 of 30. The
+// test asks for 4 of 5.
+func TestTasksAfterAClickAreNotHeldForAFrame(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>order</title>
+<button id="b" style="position:absolute;left:10px;top:10px;width:200px;height:50px">Add</button>
+<script>window.order = []; document.getElementById('b').addEventListener('click', () => {
+  setTimeout(() => order.push('task'), 0); requestAnimationFrame(() => order.push('frame')); });</script>`)
+	})
+	_, p, ctx := openSite(t, site, "http://order.test/", 20*time.Second)
+	taskFirst := 0
+	for range 5 {
+		if err := p.EvalMain(ctx, "window.order = []", nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Click(ctx, 50, 30); err != nil {
+			t.Fatal(err)
+		}
+		if err := p.Settle(ctx); err != nil {
+			t.Fatal(err)
+		}
+		var order []string
+		if err := p.EvalMain(ctx, "window.order", &order); err != nil || len(order) != 2 {
+			t.Fatalf("the click's task and frame: %v (%v)", order, err)
+		}
+		if order[0] == "task" {
+			taskFirst++
+		}
+	}
+	if taskFirst < 4 {
+		t.Errorf("the click's task ran before its frame on %d clicks of 5, want at least 4: the page's tasks are held after input until a frame", taskFirst)
+	}
+}
+
 // TestTheLibraryIsInEveryDocument: a page's Library is made once in each
 // document, at its start, in the shopper's isolated world and not in the
 // page's own, so an evaluation carries only its call. A document begun
