@@ -207,7 +207,8 @@ var dropResponseHeaders = map[string]bool{
 }
 
 // quietTypes are requests no shopper needs: they are refused without a
-// trip to the store.
+// trip to the store, as is the tab's icon (browserOwn), which no shopper
+// looks at.
 var quietTypes = map[network.ResourceType]bool{
 	network.ResourceTypeMedia:              true,
 	network.ResourceTypePing:               true,
@@ -225,7 +226,7 @@ func (p *Page) handle(ev *cdpfetch.EventRequestPaused) {
 		p.fail(ev, network.ErrorReasonBlockedByClient, Refusal{Host: hostOf(u), Code: fetch.CodeScheme})
 		return
 	}
-	if quietTypes[ev.ResourceType] {
+	if quietTypes[ev.ResourceType] || browserOwn(ev) {
 		p.fail(ev, network.ErrorReasonBlockedByClient, Refusal{})
 		return
 	}

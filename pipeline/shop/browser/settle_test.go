@@ -177,6 +177,37 @@ func TestTheTabIconIsNotPageActivity(t *testing.T) {
 	}
 }
 
+// TestTheTabIconIsNotFetched: Chromium asks for a page's /favicon.ico
+// once the page has loaded; no shopper looks at the tab's icon, so the
+// request is refused without a trip to the store. The page's own image of
+// the same name is fetched.
+func TestTheTabIconIsNotFetched(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/" {
+			fmt.Fprint(w, `<!doctype html><title>icon</title><p>shop</p>`)
+			return
+		}
+		http.NotFound(w, r)
+	})
+	_, p, ctx := openSite(t, site, "http://icon.test/", 20*time.Second)
+	if err := p.Navigate(ctx, "http://icon.test/?again"); err != nil {
+		t.Fatal(err)
+	}
+	// Chromium asks for the icon within some milliseconds of a load; a
+	// second is long enough to see it asked for.
+	time.Sleep(time.Second)
+	if n := site.count("icon.test/favicon.ico"); n != 0 {
+		t.Errorf("the store was asked for /favicon.ico %d times by the browser", n)
+	}
+	var ok bool
+	if err := p.Eval(ctx, `new Promise(r => { const i = new Image(); i.onload = i.onerror = () => r(true); i.src = '/favicon.ico?page'; })`, &ok); err != nil {
+		t.Fatal(err)
+	}
+	if n := site.count("icon.test/favicon.ico"); n != 1 {
+		t.Errorf("the page's own image /favicon.ico?page was fetched %d times, want 1", n)
+	}
+}
+
 // TestQuietFollowsTheRenderer: Settle's quiet window is 50 ms on a quick
 // renderer and grows with the round trip of its evaluations on a busy
 // one, up to 150 ms.
