@@ -510,11 +510,12 @@ func label(it Item) string {
 	return ""
 }
 
-// use resolves a control and clicks it through the guard. When an overlay
+// use clicks a control through the guard (one found in the accessibility
+// tree gets its ref as the click reads it: session.aim). When an overlay
 // covers it (a consent dialog that arrived late), the overlays are
 // dismissed and the click is tried once more.
 func (s *session) use(c control, why string) error {
-	err := s.useOnce(c, why)
+	err := s.act(c.item, c.role, c.name, why)
 	if errors.Is(err, errCovered) && s.finder != nil && !s.dismissing {
 		s.dismissing = true
 		defer func() { s.dismissing = false }()
@@ -534,7 +535,7 @@ func (s *session) use(c control, why string) error {
 				return err
 			}
 		}
-		err = s.useOnce(c, why)
+		err = s.act(c.item, c.role, c.name, why)
 	}
 	return err
 }
@@ -550,12 +551,6 @@ func (s *session) pause(d time.Duration) error {
 	defer cancel()
 	s.forget()
 	return s.settle(ctx)
-}
-
-// useOnce clicks a control through the guard; one found in the
-// accessibility tree gets its ref as the click reads it (session.aim).
-func (s *session) useOnce(c control, why string) error {
-	return s.act(c.item, c.role, c.name, why)
 }
 
 // pick resolves a select and chooses opt through the guard.

@@ -309,7 +309,7 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled b
 		return false, settleTick // something happened meanwhile: look again
 	}
 	switch {
-	case state == "complete" && (st[1] == nil || quiet || again.since >= domPatience):
+	case state == "complete" && (quiet || again.since >= domPatience):
 		pf.keep(ctx, key)
 		return true, 0
 	case state == "complete":
@@ -384,10 +384,8 @@ func staleContext(err error) bool {
 
 func (p *Page) evaluate(ctx context.Context, id runtime.ExecutionContextID, expr string, out any) error {
 	err := p.evaluateOnce(ctx, id, expr, out)
-	if err != nil && id != 0 && p.lacksLibrary(err.Error()) {
-		if p.evaluateOnce(ctx, id, p.libraryInstall(), nil) == nil {
-			err = p.evaluateOnce(ctx, id, expr, out)
-		}
+	if err != nil && id != 0 && p.madeLibrary(ctx, id, err.Error()) {
+		err = p.evaluateOnce(ctx, id, expr, out)
 	}
 	return err
 }
@@ -455,8 +453,7 @@ func (p *Page) callOn(ctx context.Context, id runtime.ExecutionContextID, backen
 		})
 	}
 	res, err := call()
-	if err == nil && res.ExceptionDetails != nil && p.lacksLibrary(exceptionText(res.ExceptionDetails)) &&
-		p.evaluateOnce(ctx, id, p.libraryInstall(), nil) == nil {
+	if err == nil && res.ExceptionDetails != nil && p.madeLibrary(ctx, id, exceptionText(res.ExceptionDetails)) {
 		res, err = call()
 	}
 	// The node's handle is let go without waiting for the answer: nothing

@@ -126,20 +126,19 @@ func (p *Page) watch(ev any) {
 		// The shopper's isolated world of a new document, made at its
 		// start by the init scripts: known from here, with no round trip
 		// to ask for it (worldID, frameWorld).
-		if c := e.Context; c != nil && c.Name == worldName {
-			var aux struct {
-				FrameID cdp.FrameID `json:"frameId"`
-			}
-			if json.Unmarshal(c.AuxData, &aux) != nil || aux.FrameID == "" {
-				return
-			}
-			if aux.FrameID == p.frame {
-				p.mu.Lock()
-				p.world = c.ID
-				p.mu.Unlock()
-			} else {
-				p.frames.set(aux.FrameID, c.ID)
-			}
+		var aux struct {
+			FrameID cdp.FrameID `json:"frameId"`
+		}
+		c := e.Context
+		switch {
+		case c == nil || c.Name != worldName || json.Unmarshal(c.AuxData, &aux) != nil || aux.FrameID == "":
+			// another world, or one of no frame
+		case aux.FrameID == p.frame:
+			p.mu.Lock()
+			p.world = c.ID
+			p.mu.Unlock()
+		default:
+			p.frames.set(aux.FrameID, c.ID)
 		}
 	case *page.EventFrameNavigated:
 		if e.Frame != nil && e.Frame.ID == p.frame {

@@ -99,10 +99,12 @@ func (p *Page) libraryInstall() string {
 	return "void (globalThis.__svcLib || (globalThis.__svcLib = (" + p.opts.Library + ")()))"
 }
 
-// lacksLibrary reports, from what an evaluation's failure says, that its
-// world has no Library yet (and the page has one to make).
-func (p *Page) lacksLibrary(msg string) bool {
-	return p.opts.Library != "" && strings.Contains(msg, libraryMissing)
+// madeLibrary makes the page's Library in world id when what an
+// evaluation's failure says (msg) is that the world has none yet, and
+// reports whether it did: the evaluation is then worth running again.
+func (p *Page) madeLibrary(ctx context.Context, id runtime.ExecutionContextID, msg string) bool {
+	return p.opts.Library != "" && strings.Contains(msg, libraryMissing) &&
+		p.evaluateOnce(ctx, id, p.libraryInstall(), nil) == nil
 }
 
 // Page is one tab in a fresh incognito browser context.
