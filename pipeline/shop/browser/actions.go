@@ -122,7 +122,10 @@ const keyJS = `(globalThis.__svcMut ? globalThis.__svcMut.key() + ' ' + location
 // since the load event, once the page has drawn a frame and run a task
 // after that (the work its load handlers deferred by a task or a frame
 // has run by then), or loadQuiet after the load event, whichever comes
-// first; otherwise, once it has not changed for quiet. It gives up after
+// first, and in any case loadQuiet after the answer to a script's last
+// request (fetch, XMLHttpRequest) ended: the script reads that answer in
+// tasks of its own, which a frame and a task need not outlast. Otherwise
+// it is quiet once it has not changed for quiet. It gives up after
 // limit. It reports the document's readiness, how long its DOM has been
 // quiet (in ms; -1 when the document has no observer), how long ago its
 // load event ended (in ms; -1 before then), its key, how long it waited,
@@ -146,8 +149,11 @@ const settleJS = `((w, loadQ, fullQ, justLoaded, limit) => new Promise(done => {
     const scripts = s[1] >= 0 && s[2] >= 0 && s[1] < s[2];
     const q = justLoaded && !scripts ? loadQ : fullQ;
     let left = w - waited;
-    if (justLoaded && !scripts) left = Math.max(left, drawn ? 0 : s[2] >= 0 ? q - s[2] : q - waited);
-    else if (s[1] >= 0) left = Math.max(left, q - s[1]);
+    if (justLoaded && !scripts) {
+      left = Math.max(left, drawn ? 0 : s[2] >= 0 ? q - s[2] : q - waited);
+      const f = performance.getEntriesByType('resource').filter(e => e.initiatorType === 'fetch' || e.initiatorType === 'xmlhttprequest');
+      if (f.length) left = Math.max(left, q - (performance.now() - Math.max(...f.map(e => e.responseEnd))));
+    } else if (s[1] >= 0) left = Math.max(left, q - s[1]);
     if (s[0] !== 'complete' || left <= 0 || waited >= limit) {
       over = true;
       done([...s, waited, q, s[1] < 0 || left <= 0]);

@@ -157,6 +157,33 @@ func TestTheWindowAfterALoadEndsAfterAFrameAndATask(t *testing.T) {
 	}
 }
 
+// TestTheWindowAfterALoadOutlastsAScriptsAnswer: a script's request
+// answered just before the probe (as a fetch started by the page and
+// answered before its load event would be) holds the window after a load
+// for its whole length from the answer's end, whatever the frame rule
+// says: the script reads the answer in tasks of its own.
+func TestTheWindowAfterALoadOutlastsAScriptsAnswer(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>still</title><p>still</p>`)
+	})
+	_, p, ctx := openSite(t, site, "http://still.test/", 20*time.Second)
+	// The page's own script asks and reads its answer; the probe follows.
+	if err := p.EvalMain(ctx, `fetch('/api').then(r => r.text()).then(() => true)`, nil); err != nil {
+		t.Fatal(err)
+	}
+	var sinceAnswer float64
+	expr := `(` + settleJS + `)(0, 300, 50, true, 1e6).then(() => {
+  const f = performance.getEntriesByType('resource').filter(e => e.initiatorType === 'fetch');
+  return f.length ? performance.now() - f[f.length - 1].responseEnd : -1;
+})`
+	if err := p.Eval(ctx, expr, &sinceAnswer); err != nil {
+		t.Fatal(err)
+	}
+	if sinceAnswer < 300 {
+		t.Errorf("the window after a load ended %.1f ms after a script's answer, want at least its 300 ms", sinceAnswer)
+	}
+}
+
 // TestTheTabIconIsNotPageActivity: Chromium's request for /favicon.ico is
 // the browser's own, and does not hold Settle; the page's requests do.
 func TestTheTabIconIsNotPageActivity(t *testing.T) {
