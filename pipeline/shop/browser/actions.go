@@ -585,32 +585,41 @@ func unquote(v *leanAXValue) (string, bool) {
 }
 
 // Click sends a real pointer click (a tap on a mobile page) at the
-// viewport point x, y.
+// viewport point x, y: the pointer's move, press and release (the touch's
+// start and end), in order, each sent right behind the one before
+// (inputs).
 func (p *Page) Click(ctx context.Context, x, y float64) error {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
-	if p.opts.Mobile {
-		p.Touch()
-		pt := []*input.TouchPoint{{X: x, Y: y}}
-		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: pt}); err != nil {
-			return fmt.Errorf("tap: %w", err)
-		}
-		if _, err := chromedp.Call(ctx, input.DispatchTouchEvent, input.DispatchTouchEventParams{Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{}}); err != nil {
-			return fmt.Errorf("tap: %w", err)
-		}
-		p.Touch() // the quiet time of Settle starts once the page has the tap
-		return nil
-	}
 	p.Touch()
-	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
-		prm := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
-		if typ != input.DispatchMouseEventTypeMouseMoved {
-			prm.Button = input.MouseButtonLeft
-			prm.ClickCount = 1
+	var calls []inputCall
+	what := "click"
+	if p.opts.Mobile {
+		what = "tap"
+		for _, ev := range []input.DispatchTouchEventParams{
+			{Type: input.DispatchTouchEventTypeTouchStart, TouchPoints: []*input.TouchPoint{{X: x, Y: y}}},
+			{Type: input.DispatchTouchEventTypeTouchEnd, TouchPoints: []*input.TouchPoint{}},
+		} {
+			calls = append(calls, inputCall{input.CommandDispatchTouchEvent, func(ctx context.Context) error {
+				_, err := chromedp.Call(ctx, input.DispatchTouchEvent, ev)
+				return err
+			}})
 		}
-		if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, prm); err != nil {
-			return fmt.Errorf("click: %w", err)
+	} else {
+		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
+			prm := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
+			if typ != input.DispatchMouseEventTypeMouseMoved {
+				prm.Button = input.MouseButtonLeft
+				prm.ClickCount = 1
+			}
+			calls = append(calls, inputCall{input.CommandDispatchMouseEvent, func(ctx context.Context) error {
+				_, err := chromedp.Call(ctx, input.DispatchMouseEvent, prm)
+				return err
+			}})
 		}
+	}
+	if err := p.inputs(ctx, calls...); err != nil {
+		return fmt.Errorf("%s: %w", what, err)
 	}
 	p.Touch() // the quiet time of Settle starts once the page has the click
 	return nil

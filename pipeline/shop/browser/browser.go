@@ -116,6 +116,8 @@ type Browser struct {
 	mu      sync.Mutex
 	clients map[string]*fetch.Client // by user agent
 	closed  bool
+
+	wire wire // when a protocol message has gone out (inputs)
 }
 
 // Flags returns the Chromium command-line flags of a Browser whose
@@ -244,7 +246,7 @@ func launch(ctx context.Context, opts Options) (*Browser, error) {
 	quiet := func(string, ...any) {}
 	bctx, bcancel := chromedp.NewContext(actx,
 		chromedp.WithErrorf(func(f string, a ...any) { opts.Logf("chromium: "+f, a...) }),
-		chromedp.WithLogf(quiet), chromedp.WithDebugf(quiet))
+		chromedp.WithLogf(quiet), chromedp.WithDebugf(b.wire.debugf))
 	b.ctx, b.cancel, b.stop = bctx, bcancel, acancel
 	if err := chromedp.Do(bctx); err != nil {
 		b.Close()

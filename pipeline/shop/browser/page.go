@@ -146,6 +146,9 @@ type Page struct {
 	// for it (nil otherwise); shotMu holds Screenshots to one at a time.
 	screencast chan []byte
 	shotMu     sync.Mutex
+	// inputMu holds the page's input commands (inputs) to one series at
+	// a time.
+	inputMu sync.Mutex
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
