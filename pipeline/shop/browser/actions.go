@@ -209,15 +209,15 @@ func (p *Page) Settle(ctx context.Context) error {
 	for {
 		n := p.network()
 		pf.poll(ctx, false)
-		if n.idle && (pf.got == nil || pf.at.Before(n.activity)) {
-			pf.start(ctx)
-		}
+		read := n.idle && (pf.got == nil || pf.at.Before(n.activity))
 		left := n.left
 		if left == 0 || n.idle && (n.justLoaded || left <= p.halfRTT()) {
 			var settled bool
-			if settled, left = p.probe(ctx, n, pf); settled {
+			if settled, left = p.probe(ctx, n, pf, read); settled {
 				return nil
 			}
+		} else if read {
+			pf.start(ctx)
 		}
 		// Sleep until left has passed, at most settleTick, or the page's
 		// events wake us.
@@ -276,7 +276,11 @@ func (p *Page) network() netState {
 // to wait before looking again. A settled page keeps the prefetched
 // reading that is of it; a DOM that moved on since the reading is read
 // again.
-func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled bool, left time.Duration) {
+//
+// With read, probe starts the reading too, right behind its question: the
+// page then makes the reading while it waits for its next frame, where a
+// reading sent first held the question (and the frame) until it was done.
+func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher, read bool) (settled bool, left time.Duration) {
 	// A question sent while a reading is in flight waits behind it in the
 	// page, so its round trip is not the renderer's latency. It is sent
 	// all the same (the page's clock times the window), unless the
@@ -296,7 +300,13 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher) (settled b
 	expr := "(" + settleJS + ")(" + ms(wait) + ", " + ms(n.q) + ", " + ms(p.quiet()) + ", " + strconv.FormatBool(n.justLoaded) + ", " + ms(wait+maxQuiet) + ")"
 	var st [7]any
 	start := time.Now()
-	err := p.Eval(ctx, expr, &st)
+	ask := func() error { return p.Eval(ctx, expr, &st) }
+	var err error
+	if read && pf.ch == nil && pf.read != nil {
+		err = p.sendThen(p.session(), runtime.CommandEvaluate, ask, func(bool) { pf.start(ctx) })
+	} else {
+		err = ask()
+	}
 	dur := func(v any) time.Duration { f, _ := v.(float64); return time.Duration(f * float64(time.Millisecond)) }
 	state, _ := st[0].(string)
 	quiet, _ := st[6].(bool)

@@ -1,9 +1,13 @@
 package browser
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"net/http"
+	"regexp"
+	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -359,5 +363,62 @@ func TestSettleKeepsMeasuringTheRenderer(t *testing.T) {
 	}
 	if rtt >= 100*time.Millisecond {
 		t.Errorf("the renderer's latency %v counts the reading's 400 ms of work", rtt)
+	}
+}
+
+// TestTheReadingGoesBehindTheQuestion: after a load, Settle's question to
+// the page (settleJS, which waits in the page for its next frame) is
+// written first, and the reading Prefetch makes of the page right behind
+// it, before the question is answered, so that the page makes the reading
+// while it waits for the frame. It fails when the reading is sent first,
+// or only after the answer.
+func TestTheReadingGoesBehindTheQuestion(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>still</title><p id="out">still</p>`)
+	})
+	b, p, ctx := openSite(t, site, "http://shop.test/", 20*time.Second)
+	var mu sync.Mutex
+	var order []string
+	question := "" // the id of the question in flight
+	id := regexp.MustCompile(`^\{"id":(\d+),`)
+	tap := func(dir string, msg []byte) {
+		mu.Lock()
+		defer mu.Unlock()
+		m := id.FindSubmatch(msg)
+		switch {
+		case dir == "->" && bytes.Contains(msg, []byte("requestAnimationFrame")) && m != nil:
+			order, question = append(order, "question"), string(m[1])
+		case dir == "->" && bytes.Contains(msg, []byte("the reading")):
+			order = append(order, "reading")
+		case dir == "<-" && m != nil && string(m[1]) == question:
+			order, question = append(order, "answer"), ""
+		}
+	}
+	b.wire.tap.Store(&tap)
+	defer b.wire.tap.Store(nil)
+	p.Prefetch(func(ctx context.Context) (string, any) {
+		var out string
+		k, err := p.EvalKeyed(ctx, `/* the reading */ document.getElementById('out').textContent`, &out)
+		if err != nil {
+			return "", nil
+		}
+		return k, out
+	})
+	for range 5 {
+		mu.Lock()
+		order = nil
+		mu.Unlock()
+		if err := p.Navigate(ctx, "http://shop.test/"); err != nil {
+			t.Fatal(err)
+		}
+		mu.Lock()
+		got := strings.Join(order, " ")
+		mu.Unlock()
+		if !strings.HasPrefix(got, "question reading answer") {
+			t.Errorf("after a load the page was sent and answered %q, want the question, the reading right behind it, then the answer", got)
+		}
+		if v, ok := p.Reading(); !ok || v != "still" {
+			t.Errorf("the reading is %v (%v), want still", v, ok)
+		}
 	}
 }

@@ -1,7 +1,8 @@
-// Input in order without a frame between the events: a click's pointer
-// move, press and release (a tap's touch start and end) are written to
-// Chromium one after the other, each once the one before it has gone out,
-// not once the renderer has answered it.
+// Messages in order without waiting for answers: a click's pointer move,
+// press and release (a tap's touch start and end), and Settle's question
+// and the reading behind it, are written to Chromium one after the other,
+// each once the one before it has gone out, not once the renderer has
+// answered it.
 
 package browser
 
@@ -32,6 +33,9 @@ type wire struct {
 	seen    atomic.Int64 // messages matched, for the tests
 	mu      sync.Mutex
 	waits   []*wireWait
+	// tap, when set (tests), is called with every message written
+	// (dir "->") and read ("<-").
+	tap atomic.Pointer[func(dir string, msg []byte)]
 }
 
 type wireWait struct {
@@ -41,6 +45,11 @@ type wireWait struct {
 
 // debugf is the protocol logger of the browser.
 func (w *wire) debugf(format string, args ...any) {
+	if f := w.tap.Load(); f != nil && len(args) == 1 && len(format) > 2 {
+		if msg, ok := args[0].([]byte); ok {
+			(*f)(format[:2], msg)
+		}
+	}
 	if format != "-> %s" || w.waiting.Load() == 0 || len(args) != 1 {
 		return
 	}
@@ -79,6 +88,42 @@ func (w *wire) expect(session, method string) (<-chan struct{}, func()) {
 	}
 }
 
+// session is the page's protocol session ("" before it has one).
+func (p *Page) session() string {
+	if c := chromedp.FromContext(p.ctx); c != nil && c.Target != nil {
+		return string(c.Target.SessionID)
+	}
+	return ""
+}
+
+// sendThen runs call, which sends one protocol message of method on the
+// session and waits for its answer; once that message has been written to
+// Chromium (or call has returned, when the write is not seen), it runs
+// then in this goroutine, told whether call is still good (not failed).
+// It returns call's error once both are done.
+func (p *Page) sendThen(session, method string, call func() error, then func(ok bool)) error {
+	var out <-chan struct{}
+	stop := func() {}
+	if session != "" {
+		out, stop = p.b.wire.expect(session, method)
+	}
+	answer := make(chan error, 1)
+	go func() { answer <- call() }()
+	var err error
+	answered := false
+	select {
+	case <-out: // written: what follows goes behind it
+	case err = <-answer:
+		answered = true
+	}
+	stop()
+	then(err == nil)
+	if !answered {
+		err = <-answer
+	}
+	return err
+}
+
 // inputCall is one input command of the page: its protocol method and
 // the call that sends it and waits for its answer.
 type inputCall struct {
@@ -88,22 +133,18 @@ type inputCall struct {
 
 // inputs sends the calls in order, each once the one before has been
 // written to Chromium, and returns once every one has been answered, with
-// the first error. Chromium answers an input event once the renderer has
-// handled it, and handles a pointer move (and each touch event) only at
-// its next frame: waiting for each answer in turn made a click wait a
-// frame (13 ms of its 15 on an idle machine) and a tap two. Sent in a
-// row, the page gets the press right behind the move, which the renderer
-// then handles at once, in order, as a person's move and press that come
-// within a frame.
+// the first error; nothing is sent after a call that failed. Chromium
+// answers an input event once the renderer has handled it, and handles a
+// pointer move (and each touch event) only at its next frame: waiting for
+// each answer in turn made a click wait a frame (13 ms of its 15 on an
+// idle machine) and a tap two. Sent in a row, the page gets the press
+// right behind the move, which the renderer then handles at once, in
+// order, as a person's move and press that come within a frame.
 //
 // Calls on one page are one at a time (inputMu): the first input message
 // of the session written after a wait began is that wait's.
 func (p *Page) inputs(ctx context.Context, calls ...inputCall) error {
-	session := ""
-	if c := chromedp.FromContext(p.ctx); c != nil && c.Target != nil {
-		session = string(c.Target.SessionID)
-	}
-	return p.inputsOn(ctx, session, calls...)
+	return p.inputsOn(ctx, p.session(), calls...)
 }
 
 // inputsOn is inputs on the protocol session; with none (""), each call
@@ -111,33 +152,24 @@ func (p *Page) inputs(ctx context.Context, calls ...inputCall) error {
 func (p *Page) inputsOn(ctx context.Context, session string, calls ...inputCall) error {
 	p.inputMu.Lock()
 	defer p.inputMu.Unlock()
-	var answers []chan error
-	for i, c := range calls {
-		answer := make(chan error, 1)
-		answers = append(answers, answer)
-		var out <-chan struct{}
-		stop := func() {}
-		if i < len(calls)-1 && session != "" {
-			out, stop = p.b.wire.expect(session, c.method)
-		}
-		go func() { answer <- c.call(ctx) }()
-		var failed bool
-		select {
-		case <-out: // written: the next may follow it
-		case err := <-answer: // answered before it was seen
-			answer <- err
-			failed = err != nil // the rest is not sent after a failure
-		}
-		stop()
-		if failed {
-			break
-		}
+	return p.chain(ctx, session, calls)
+}
+
+func (p *Page) chain(ctx context.Context, session string, calls []inputCall) error {
+	switch len(calls) {
+	case 0:
+		return nil
+	case 1:
+		return calls[0].call(ctx)
 	}
-	var first error
-	for _, a := range answers {
-		if err := <-a; err != nil && first == nil {
-			first = err
+	var rest error
+	err := p.sendThen(session, calls[0].method, func() error { return calls[0].call(ctx) }, func(ok bool) {
+		if ok {
+			rest = p.chain(ctx, session, calls[1:])
 		}
+	})
+	if err != nil {
+		return err
 	}
-	return first
+	return rest
 }
