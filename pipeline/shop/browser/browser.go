@@ -117,7 +117,7 @@ type Browser struct {
 	clients map[string]*fetch.Client // by user agent
 	closed  bool
 
-	wire wire // when a protocol message has gone out (inputs)
+	wire wire // when a protocol message has gone out (inputs, Settle)
 }
 
 // Flags returns the Chromium command-line flags of a Browser whose

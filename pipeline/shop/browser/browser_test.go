@@ -352,12 +352,6 @@ func TestTasksAfterAClickAreNotHeldForAFrame(t *testing.T) {
 	}
 }
 
-// TestTheLibraryIsInEveryDocument: a page's Library is made once in each
-// document, at its start, in the shopper's isolated world and not in the
-// page's own, so an evaluation carries only its call. A document begun
-// before the page was set up (the tab's first, blank one) gets it at its
-// first evaluation, whether by Eval or by CallOnNode; a page without a
-// Library says so.
 // pressAndRelease clicks at x, y with no pointer move before.
 func pressAndRelease(ctx context.Context, p *Page, x, y float64) error {
 	ctx, cancel := p.with(ctx)
@@ -371,6 +365,12 @@ func pressAndRelease(ctx context.Context, p *Page, x, y float64) error {
 	return nil
 }
 
+// TestTheLibraryIsInEveryDocument: a page's Library is made once in each
+// document, at its start, in the shopper's isolated world and not in the
+// page's own, so an evaluation carries only its call. A document begun
+// before the page was set up (the tab's first, blank one) gets it at its
+// first evaluation, whether by Eval or by CallOnNode; a page without a
+// Library says so.
 func TestTheLibraryIsInEveryDocument(t *testing.T) {
 	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
 		fmt.Fprint(w, `<!doctype html><title>lib</title><p>text</p>`)
