@@ -414,7 +414,9 @@ func TestTheReadingGoesBehindTheQuestion(t *testing.T) {
 		mu.Lock()
 		got := strings.Join(order, " ")
 		mu.Unlock()
-		if !strings.HasPrefix(got, "question reading answer") {
+		// Settle may ask more than once; the reading goes behind one of
+		// its questions, never ahead of the first.
+		if !strings.Contains(got, "question reading answer") || !strings.HasPrefix(got, "question") {
 			t.Errorf("after a load the page was sent and answered %q, want the question, the reading right behind it, then the answer", got)
 		}
 		if v, ok := p.Reading(); !ok || v != "still" {
