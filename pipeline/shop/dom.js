@@ -363,7 +363,7 @@
   function framePoint(el, fx, fy) {
     if (!el || !el.isConnected) return {ok: false, why: 'gone'};
     const r0 = el.getBoundingClientRect();
-    if (r0.bottom < 0 || r0.top > innerHeight || r0.right < 0 || r0.left > innerWidth) el.scrollIntoView({block: 'center', inline: 'center'});
+    if (r0.bottom < 0 || r0.top > innerHeight || r0.right < 0 || r0.left > innerWidth) el.scrollIntoView(jump);
     const r = el.getBoundingClientRect();
     const cs = getComputedStyle(el);
     const x = r.left + el.clientLeft + parseFloat(cs.paddingLeft || '0') + fx;
@@ -374,6 +374,13 @@
     return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
   }
 
+  // jump scrolls an element to the middle of the screen at once. The
+  // default ('auto') follows the page's CSS, and a page with
+  // scroll-behavior: smooth (every Bootstrap 5 page) would glide there
+  // over a few hundred milliseconds: the element's box read right after
+  // is where it was, often off the screen.
+  const jump = {block: 'center', inline: 'center', behavior: 'instant'};
+
   // point scrolls the element into view and reports its centre, and
   // whether a click there lands on it (not on an overlay above it). The
   // centre is given in the visual viewport's coordinates, where the
@@ -383,7 +390,7 @@
   async function point(i) {
     const el = refs[i];
     if (!el || !el.isConnected) return {ok: false, why: 'gone'};
-    el.scrollIntoView({block: 'center', inline: 'center'});
+    el.scrollIntoView(jump);
     await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};

@@ -1,0 +1,77 @@
+package shop
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// smoothShop scrolls smoothly, as every Bootstrap 5 page does: its reboot
+// sets scroll-behavior: smooth on :root unless the person prefers reduced
+// motion (twbs/bootstrap scss/_reboot.scss, $enable-smooth-scroll on by
+// default). Every control it has sits below a hero taller than any
+// screen, so a shopper must scroll to each one; a scroll that glides
+// takes a few hundred milliseconds of frames, and a click point read as
+// it starts is where the control was, not where it will be. The cart is
+// a cookie; the checkout page has card fields and a place-order trap.
+func smoothShop() *realShop {
+	return &realShop{host: "glide-outfitters.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		page := func(title, h1, body string) {
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%s</title><style>:root { scroll-behavior: smooth } .hero { height: 2600px; background: #eef }</style></head>
+<body><header><a href="/">Glide Outfitters</a></header><main><div class="hero"><h1>%s</h1></div>%s</main></body></html>`, title, h1, body)
+		}
+		inCart := false
+		if c, err := r.Cookie("cart"); err == nil && c.Value == "tent" {
+			inCart = true
+		}
+		switch {
+		case r.URL.Path == "/":
+			page("Glide Outfitters", "Glide Outfitters", `<ul><li><a href="/products/trail-tent">Trail Tent</a></li></ul>`)
+		case r.URL.Path == "/products/trail-tent":
+			page("Trail Tent – Glide Outfitters", "Trail Tent", `<p>$240.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="tent"><button type="submit" class="btn btn-primary">Add to cart</button></form>`)
+		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "tent", Path: "/"})
+			http.Redirect(w, r, "/cart", http.StatusSeeOther)
+		case r.URL.Path == "/cart":
+			if !inCart {
+				page("Your cart", "Your cart", `<p>Your cart is empty.</p>`)
+				return
+			}
+			page("Your cart", "Your cart", `<table><tr class="cart-item"><td>Trail Tent</td><td>1</td></tr></table><a class="btn btn-primary" href="/checkout">Check out</a>`)
+		case r.URL.Path == "/checkout":
+			page("Checkout", "Checkout", `<form action="/trap/order" method="post"><label>Email <input type="email" name="email"></label>
+<label>Card number <input name="cardnumber" autocomplete="cc-number"></label><button type="submit">Place order</button></form>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersClickWhereSmoothScrollingStops: on a page that scrolls
+// smoothly, A, B and E click each control below the fold where it is once
+// scrolled to, and reach checkout.
+func TestShoppersClickWhereSmoothScrollingStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{smoothShop()})
+	opts := h.runOptions(t)
+	for _, sh := range []Shopper{Semantic, Accessibility, Mobile} {
+		rep, err := Run(t.Context(), opts, sh, "https://glide-outfitters.test/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Outcome != CheckoutReached {
+			t.Errorf("%s: %s (%s), want checkout_reached", sh, rep.Outcome, rep.Reason)
+			for _, st := range rep.Log {
+				t.Logf("%d %s %s %q — %s [%s]", st.N, st.Action, st.Role, st.Name, st.Note, st.Title)
+			}
+		}
+	}
+	if traps := h.Traps(); len(traps) > 0 {
+		t.Errorf("traps were touched: %v", traps)
+	}
+}
