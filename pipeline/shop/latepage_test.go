@@ -18,10 +18,6 @@ func lateShop(delayMS int) *realShop {
 		later := func(html string) string {
 			return fmt.Sprintf(`<div id="slot"></div><script>setTimeout(() => { document.getElementById('slot').innerHTML = %q; }, %d);</script>`, html, delayMS)
 		}
-		inCart := false
-		if c, err := r.Cookie("cart"); err == nil && c.Value == "tea" {
-			inCart = true
-		}
 		switch {
 		case r.URL.Path == "/":
 			fmt.Fprint(w, `<!doctype html><title>Late Bloom Tea</title><h1>Late Bloom Tea</h1>`+
@@ -29,20 +25,9 @@ func lateShop(delayMS int) *realShop {
 		case r.URL.Path == "/products/green-tea":
 			fmt.Fprint(w, `<!doctype html><title>Green Tea – Late Bloom Tea</title><h1>Green Tea</h1><p>$12.00</p>`+
 				later(`<form method="post" action="/cart/add"><input type="hidden" name="id" value="tea"><button type="submit">Add to cart</button></form>`))
-		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
-			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "tea", Path: "/"})
-			http.Redirect(w, r, "/cart", http.StatusSeeOther)
-		case r.URL.Path == "/cart":
-			if !inCart {
-				fmt.Fprint(w, `<!doctype html><title>Your cart</title><h1>Your cart</h1><p>Your cart is empty.</p>`)
-				return
-			}
-			fmt.Fprint(w, `<!doctype html><title>Your cart</title><h1>Your cart</h1><table><tr class="cart-item"><td>Green Tea</td><td>1</td></tr></table><a href="/checkout">Check out</a>`)
-		case r.URL.Path == "/checkout":
-			fmt.Fprint(w, `<!doctype html><title>Checkout</title><h1>Checkout</h1><form action="/trap/order" method="post">
-<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
-<button type="submit">Place order</button></form>`)
-		default:
+		case !cartFlow(w, r, "tea", "Green Tea", func(title, body string) {
+			fmt.Fprint(w, `<!doctype html><title>`+title+`</title><h1>`+title+`</h1>`+body)
+		}):
 			http.NotFound(w, r)
 		}
 	}}
@@ -52,17 +37,7 @@ func lateShop(delayMS int) *realShop {
 // appear 250 ms after the load event are found by A and B, which look a
 // second time, patiently, before concluding that a page lacks them.
 func TestShoppersWaitForLateControls(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser runs: not under -short")
-	}
-	needChromiumOrSkip(t)
-	h := newHeldout(t, []*realShop{lateShop(250)})
-	opts := h.runOptions(t)
-	for _, sh := range []Shopper{Semantic, Accessibility} {
-		rep, err := Run(t.Context(), opts, sh, "https://late-bloom.test/")
-		if err != nil {
-			t.Fatal(err)
-		}
+	for sh, rep := range runOnShop(t, lateShop(250), Semantic, Accessibility) {
 		late := 0
 		for _, st := range rep.Log {
 			if st.Action == "inspect" && strings.Contains(st.Note, "appeared after waiting") {
@@ -72,14 +47,67 @@ func TestShoppersWaitForLateControls(t *testing.T) {
 		if late != 2 {
 			t.Errorf("%s: %d steps say what appeared late, want 2 (the products, the add control)", sh, late)
 		}
-		if rep.Outcome != CheckoutReached {
-			t.Errorf("%s: %s (%s), want checkout_reached", sh, rep.Outcome, rep.Reason)
-			for _, st := range rep.Log {
-				t.Logf("%d %s %s %q — %s [%s]", st.N, st.Action, st.Role, st.Name, st.Note, st.Title)
-			}
+		wantOutcome(t, sh, rep, CheckoutReached)
+	}
+}
+
+// cartFlow serves a one-product shop's cart: the add (a form posting id to
+// /cart/add, kept in a cookie), the cart page (product in a line, a
+// checkout link) and the checkout page (card fields and a place-order
+// trap), each drawn by page. It reports whether r was one of those.
+func cartFlow(w http.ResponseWriter, r *http.Request, id, product string, page func(title, body string)) bool {
+	switch {
+	case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
+		http.SetCookie(w, &http.Cookie{Name: "cart", Value: id, Path: "/"})
+		http.Redirect(w, r, "/cart", http.StatusSeeOther)
+	case r.URL.Path == "/cart":
+		if c, err := r.Cookie("cart"); err != nil || c.Value != id {
+			page("Your cart", `<p>Your cart is empty.</p>`)
+			break
 		}
+		page("Your cart", `<table><tr class="cart-item"><td>`+product+`</td><td>1</td></tr></table><a href="/checkout">Check out</a>`)
+	case r.URL.Path == "/checkout":
+		page("Checkout", `<form action="/trap/order" method="post">
+<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
+<button type="submit">Place order</button></form>`)
+	default:
+		return false
+	}
+	return true
+}
+
+// runOnShop runs each shopper on shop's front page (skipped under -short
+// or without Chromium) and returns the reports; no trap may be touched.
+func runOnShop(t *testing.T, shop *realShop, shoppers ...Shopper) map[Shopper]*Report {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{shop})
+	opts := h.runOptions(t)
+	out := map[Shopper]*Report{}
+	for _, sh := range shoppers {
+		rep, err := Run(t.Context(), opts, sh, "https://"+shop.host+"/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[sh] = rep
 	}
 	if traps := h.Traps(); len(traps) > 0 {
 		t.Errorf("traps were touched: %v", traps)
+	}
+	return out
+}
+
+// wantOutcome holds a run to its outcome, logging its steps when not.
+func wantOutcome(t *testing.T, sh Shopper, rep *Report, want string) {
+	t.Helper()
+	if rep.Outcome == want {
+		return
+	}
+	t.Errorf("%s: %s (%s), want %s", sh, rep.Outcome, rep.Reason, want)
+	for _, st := range rep.Log {
+		t.Logf("%d %s %s %q — %s [%s]", st.N, st.Action, st.Role, st.Name, st.Note, st.Title)
 	}
 }

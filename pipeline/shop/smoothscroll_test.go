@@ -22,28 +22,12 @@ func smoothShop() *realShop {
 <title>%s</title><style>:root { scroll-behavior: smooth } .hero { height: 2600px; background: #eef }</style></head>
 <body><header><a href="/">Glide Outfitters</a></header><main><div class="hero"><h1>%s</h1></div>%s</main></body></html>`, title, h1, body)
 		}
-		inCart := false
-		if c, err := r.Cookie("cart"); err == nil && c.Value == "tent" {
-			inCart = true
-		}
 		switch {
 		case r.URL.Path == "/":
 			page("Glide Outfitters", "Glide Outfitters", `<ul><li><a href="/products/trail-tent">Trail Tent</a></li></ul>`)
 		case r.URL.Path == "/products/trail-tent":
 			page("Trail Tent – Glide Outfitters", "Trail Tent", `<p>$240.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="tent"><button type="submit" class="btn btn-primary">Add to cart</button></form>`)
-		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
-			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "tent", Path: "/"})
-			http.Redirect(w, r, "/cart", http.StatusSeeOther)
-		case r.URL.Path == "/cart":
-			if !inCart {
-				page("Your cart", "Your cart", `<p>Your cart is empty.</p>`)
-				return
-			}
-			page("Your cart", "Your cart", `<table><tr class="cart-item"><td>Trail Tent</td><td>1</td></tr></table><a class="btn btn-primary" href="/checkout">Check out</a>`)
-		case r.URL.Path == "/checkout":
-			page("Checkout", "Checkout", `<form action="/trap/order" method="post"><label>Email <input type="email" name="email"></label>
-<label>Card number <input name="cardnumber" autocomplete="cc-number"></label><button type="submit">Place order</button></form>`)
-		default:
+		case !cartFlow(w, r, "tent", "Trail Tent", func(title, body string) { page(title, title, body) }):
 			http.NotFound(w, r)
 		}
 	}}
@@ -53,25 +37,7 @@ func smoothShop() *realShop {
 // smoothly, A, B and E click each control below the fold where it is once
 // scrolled to, and reach checkout.
 func TestShoppersClickWhereSmoothScrollingStops(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser runs: not under -short")
-	}
-	needChromiumOrSkip(t)
-	h := newHeldout(t, []*realShop{smoothShop()})
-	opts := h.runOptions(t)
-	for _, sh := range []Shopper{Semantic, Accessibility, Mobile} {
-		rep, err := Run(t.Context(), opts, sh, "https://glide-outfitters.test/")
-		if err != nil {
-			t.Fatal(err)
-		}
-		if rep.Outcome != CheckoutReached {
-			t.Errorf("%s: %s (%s), want checkout_reached", sh, rep.Outcome, rep.Reason)
-			for _, st := range rep.Log {
-				t.Logf("%d %s %s %q — %s [%s]", st.N, st.Action, st.Role, st.Name, st.Note, st.Title)
-			}
-		}
-	}
-	if traps := h.Traps(); len(traps) > 0 {
-		t.Errorf("traps were touched: %v", traps)
+	for sh, rep := range runOnShop(t, smoothShop(), Semantic, Accessibility, Mobile) {
+		wantOutcome(t, sh, rep, CheckoutReached)
 	}
 }
