@@ -302,7 +302,7 @@ func (p *Page) probe(ctx context.Context, n netState, pf *prefetcher, read bool)
 	start := time.Now()
 	ask := func() error { return p.Eval(ctx, expr, &st) }
 	var err error
-	if read && pf.ch == nil && pf.read != nil {
+	if read && pf.idle() {
 		err = p.sendThen(p.session(), runtime.CommandEvaluate, ask, func(bool) { pf.start(ctx) })
 	} else {
 		err = ask()
@@ -616,12 +616,7 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 			}})
 		}
 	} else {
-		for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
-			prm := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
-			if typ != input.DispatchMouseEventTypeMouseMoved {
-				prm.Button = input.MouseButtonLeft
-				prm.ClickCount = 1
-			}
+		for _, prm := range clickEvents(x, y) {
 			calls = append(calls, inputCall{input.CommandDispatchMouseEvent, func(ctx context.Context) error {
 				_, err := chromedp.Call(ctx, input.DispatchMouseEvent, prm)
 				return err
@@ -633,6 +628,16 @@ func (p *Page) Click(ctx context.Context, x, y float64) error {
 	}
 	p.Touch() // the quiet time of Settle starts once the page has the click
 	return nil
+}
+
+// clickEvents are a pointer click's events at x, y: the move, the press
+// and the release of the left button.
+func clickEvents(x, y float64) []input.DispatchMouseEventParams {
+	return []input.DispatchMouseEventParams{
+		{Type: input.DispatchMouseEventTypeMouseMoved, X: x, Y: y},
+		{Type: input.DispatchMouseEventTypeMousePressed, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
+		{Type: input.DispatchMouseEventTypeMouseReleased, X: x, Y: y, Button: input.MouseButtonLeft, ClickCount: 1},
+	}
 }
 
 // Screenshot captures the viewport as a small JPEG (quality 50, about

@@ -361,11 +361,7 @@ func TestTasksAfterAClickAreNotHeldForAFrame(t *testing.T) {
 func clickAfterFrame(ctx context.Context, p *Page, x, y float64) error {
 	ctx, cancel := p.with(ctx)
 	defer cancel()
-	for _, typ := range []input.DispatchMouseEventType{input.DispatchMouseEventTypeMouseMoved, input.DispatchMouseEventTypeMousePressed, input.DispatchMouseEventTypeMouseReleased} {
-		prm := input.DispatchMouseEventParams{Type: typ, X: x, Y: y}
-		if typ != input.DispatchMouseEventTypeMouseMoved {
-			prm.Button, prm.ClickCount = input.MouseButtonLeft, 1
-		}
+	for _, prm := range clickEvents(x, y) {
 		if _, err := chromedp.Call(ctx, input.DispatchMouseEvent, prm); err != nil {
 			return err
 		}

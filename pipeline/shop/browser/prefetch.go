@@ -78,7 +78,7 @@ type prefetcher struct {
 
 // start reads the page, unless a reading is in flight.
 func (f *prefetcher) start(ctx context.Context) {
-	if f.read == nil || f.ch != nil {
+	if !f.idle() {
 		return
 	}
 	ch := make(chan prefetched, 1)
@@ -88,6 +88,10 @@ func (f *prefetcher) start(ctx context.Context) {
 		ch <- prefetched{key: k, value: v}
 	}()
 }
+
+// idle reports whether a reading can start now: there is a reading to
+// make and none is in flight.
+func (f *prefetcher) idle() bool { return f.read != nil && f.ch == nil }
 
 // poll takes the reading in flight if it is done, or with block waits for
 // it (or for ctx).

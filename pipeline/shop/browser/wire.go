@@ -45,16 +45,17 @@ type wireWait struct {
 
 // debugf is the protocol logger of the browser.
 func (w *wire) debugf(format string, args ...any) {
-	if f := w.tap.Load(); f != nil && len(args) == 1 && len(format) > 2 {
-		if msg, ok := args[0].([]byte); ok {
-			(*f)(format[:2], msg)
-		}
-	}
-	if format != "-> %s" || w.waiting.Load() == 0 || len(args) != 1 {
+	if len(args) != 1 || len(format) < 2 {
 		return
 	}
 	msg, ok := args[0].([]byte)
 	if !ok {
+		return
+	}
+	if f := w.tap.Load(); f != nil {
+		(*f)(format[:2], msg)
+	}
+	if format != "-> %s" || w.waiting.Load() == 0 {
 		return
 	}
 	w.mu.Lock()
