@@ -44,23 +44,38 @@
     return null;
   }
 
-  // visible reports an element a person could see on the page (scrolling
-  // if need be): it has a size, nothing above it hides it, and it is not
-  // parked where no scrolling reaches (left: -999em) or clipped to a pixel
-  // (screen-reader text, a hover menu waiting for its hover).
-  function visible(el) {
+  // sight tells how a person sees an element: 'shown'; 'veiled', laid
+  // out but transparent or visibility: hidden, as reveal-on-scroll themes
+  // (AOS, WOW.js, Elementor's entrance animations) keep what is below the
+  // fold until it is scrolled to, and as hover captions and closed menus
+  // are; or 'hidden': no size, parked where no scrolling reaches (left:
+  // -999em), clipped to a pixel (screen-reader text), or not displayed.
+  function sight(el) {
     const r = el.getBoundingClientRect();
-    if (r.width < 1 || r.height < 1) return false;
-    if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return false;
+    if (r.width < 1 || r.height < 1) return 'hidden';
+    if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return 'hidden';
+    let veiled = false;
     for (let e = el; e; e = parentOf(e)) {
       const s = getComputedStyle(e);
-      if (s.display === 'none' || s.visibility === 'hidden' || s.visibility === 'collapse' || +s.opacity === 0) return false;
+      if (s.display === 'none' || s.visibility === 'collapse') return 'hidden';
+      if (s.visibility === 'hidden' || +s.opacity === 0) veiled = true;
       if (e !== el && s.overflow !== 'visible') {
         const pr = e.getBoundingClientRect();
-        if (pr.width <= 1 || pr.height <= 1) return false;
+        if (pr.width <= 1 || pr.height <= 1) return 'hidden';
       }
     }
-    return true;
+    return veiled ? 'veiled' : 'shown';
+  }
+
+  // shown holds the veiled elements that appeared when reveal scrolled to
+  // them: a person scrolling down saw them.
+  const shown = new WeakSet();
+
+  // visible reports an element a person could see on the page, scrolling
+  // if need be.
+  function visible(el) {
+    const s = sight(el);
+    return s === 'shown' || (s === 'veiled' && shown.has(el));
   }
 
   function ariaName(el) {
@@ -374,6 +389,81 @@
     return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
   }
 
+    // frame waits for the next frame (a tab that draws none still moves
+  // on after 50 ms).
+  const frame = () => new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 50); });
+
+  // appearing reports a veiled element that is being shown: its own or
+  // an ancestor's fade (an animation or transition) is running, or it is
+  // shown already.
+  function appearing(el) {
+    if (sight(el) === 'shown') return true;
+    return document.getAnimations().some(a => {
+      const t = a.effect && a.effect.target;
+      return a.playState === 'running' && t && t.nodeType === 1 && (t === el || t.contains(el));
+    });
+  }
+
+  // swept holds the veiled controls reveal has scrolled to once: one that
+  // did not appear (a hover caption, a closed menu) is not waited for
+  // again in the same document.
+  const swept = new WeakSet();
+
+  // reveal scrolls down through the part of the page that holds veiled
+  // controls below the fold, as a person looking for something does, and
+  // remembers those that appear when scrolled to. Each stop lasts until
+  // every veiled control in view is appearing, or 250 ms: AOS handles
+  // scrolling at most every 99 ms, WOW.js every 50, an
+  // IntersectionObserver at the next frame, and a fade starts a frame
+  // after that. At most 12 stops and budget ms; then it scrolls back to
+  // where it was. It reports how many controls were veiled and how many
+  // appeared.
+  async function reveal(budget) {
+    const veiled = [];
+    for (const el of allElements(document.documentElement, [], 20000)) {
+      if (veiled.length >= 400) break;
+      if (!(el.matches && el.matches(ACTIONABLE)) || shown.has(el) || swept.has(el) || sight(el) !== 'veiled') continue;
+      if (el.getBoundingClientRect().top >= innerHeight) veiled.push(el);
+    }
+    if (!veiled.length) return {veiled: 0, shown: 0};
+    const x0 = scrollX, y0 = scrollY, until = performance.now() + budget;
+    const tops = veiled.map(el => el.getBoundingClientRect().top + scrollY);
+    const last = Math.max(...tops);
+    let count = 0;
+    for (let y = Math.min(...tops) - innerHeight / 2, stops = 0; stops < 12 && performance.now() < until; y += innerHeight * 0.75, stops++) {
+      scrollTo({left: x0, top: Math.max(0, y), behavior: 'instant'});
+      const stop = performance.now() + 250;
+      for (;;) {
+        await frame();
+        let waiting = false;
+        for (const el of veiled) {
+          if (shown.has(el)) continue;
+          // A fade may start by moving the element (AOS's fade-up, an
+          // animate.css fadeInUp), off the screen's edge: once it is
+          // appearing, it counts wherever it is.
+          if (appearing(el)) { shown.add(el); count++; continue; }
+          const r = el.getBoundingClientRect();
+          if (r.top >= innerHeight || r.bottom <= 0) continue;
+          swept.add(el);
+          waiting = true;
+        }
+        if (!waiting || performance.now() > stop || performance.now() > until) break;
+      }
+      if (y + innerHeight >= last + 1 || scrollY + innerHeight >= document.documentElement.scrollHeight) break;
+    }
+    scrollTo({left: x0, top: y0, behavior: 'instant'});
+    return {veiled: veiled.length, shown: count};
+  }
+
+  // unveiled waits, at most 250 ms, for an element just scrolled into
+  // view to appear, if it is veiled, and then for its fade to end: a
+  // reveal-on-scroll theme starts showing it within a frame or two, or
+  // 99 ms.
+  async function unveiled(el) {
+    const until = performance.now() + 250;
+    while (!appearing(el) && performance.now() < until) await frame();
+  }
+
   // jump scrolls an element to the middle of the screen at once. The
   // default ('auto') follows the page's CSS, and a page with
   // scroll-behavior: smooth (every Bootstrap 5 page) would glide there
@@ -391,6 +481,7 @@
     const el = refs[i];
     if (!el || !el.isConnected) return {ok: false, why: 'gone'};
     el.scrollIntoView(jump);
+    await unveiled(el);
     await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
@@ -501,5 +592,5 @@
     return {state: stateIf(sk), snapshot: snapshotIf(ik)};
   }
 
-  return {snapshot, state, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint};
+  return {snapshot, state, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint, reveal};
 })

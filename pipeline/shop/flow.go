@@ -150,11 +150,11 @@ func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut
 	}
 	ctls, direct := f.products(s, v)
 	if len(ctls) == 0 && len(direct) == 0 {
-		if again, ok := s.lookAgain(f, v, "products"); ok {
+		if again, how, ok := s.lookAgain(f, v, "products"); ok {
 			v = again
 			ctls, direct = f.products(s, v)
 			if len(ctls) > 0 || len(direct) > 0 {
-				s.recordState(v.st, "inspect", "", "", lateNote("products"))
+				s.recordState(v.st, "inspect", "", "", lateNote("products", how))
 			}
 		}
 	}
@@ -226,33 +226,66 @@ var (
 // later than Settle's quiet window.
 const patience = 300 * time.Millisecond
 
-// lookAgain waits patience and reads the page once more, the first time
-// a run looks for what (a product, an add control, a checkout control)
-// and does not find it:
-// a store's pages share their templates, so a second product page that
-// lacks its button lacks it for good. ok is false when it did not wait or
-// could not read.
-func (s *session) lookAgain(f finder, v view, what string) (view, bool) {
+// lookAgain looks at the page once more, the first time a run looks for
+// what (a product, an add control, a checkout control) and does not find
+// it: it scrolls down through any controls veiled below the fold (see
+// reveal), waits out the rest of patience, and reads the page again. A
+// store's pages share their templates, so a second product page that
+// lacks its button lacks it for good. how says what the second look did
+// ("after waiting 300 ms", "when scrolled to"); ok is false when it did
+// not look or could not read.
+func (s *session) lookAgain(f finder, v view, what string) (again view, how string, ok bool) {
 	if s.waited[what] {
-		return v, false
+		return v, "", false
 	}
 	if s.waited == nil {
 		s.waited = map[string]bool{}
 	}
 	s.waited[what] = true
-	if err := s.pause(patience); err != nil {
-		return v, false
+	start := time.Now()
+	how = fmt.Sprintf("after waiting %d ms", patience.Milliseconds())
+	if s.reveal() {
+		how = "when scrolled to"
+	}
+	if err := s.pause(patience - time.Since(start)); err != nil {
+		return v, "", false
 	}
 	again, err := f.look(s)
 	if err != nil {
-		return v, false
+		return v, "", false
 	}
-	return again, true
+	return again, how, true
 }
 
-// lateNote is the step note of a thing found only by the patient look.
-func lateNote(what string) string {
-	return fmt.Sprintf("%s appeared after waiting %d ms", what, patience.Milliseconds())
+// revealBudget bounds one scroll through a page by reveal.
+const revealBudget = 1500 * time.Millisecond
+
+// reveal scrolls down through the controls of the page that are laid out
+// below the fold but transparent or visibility: hidden, as a person
+// looking for something scrolls: reveal-on-scroll themes (AOS, WOW.js,
+// Elementor's entrance animations) show them only then. It records the
+// scroll and reports whether any control appeared; those that did count
+// as seen from then on, and a click waits for one to appear again once
+// scrolled to (dom.js: reveal, unveiled). A page with no such control
+// costs one reading.
+func (s *session) reveal() bool {
+	ctx, cancel := s.stepCtx()
+	defer cancel()
+	var r struct {
+		Veiled int `json:"veiled"`
+		Shown  int `json:"shown"`
+	}
+	if err := s.page.Eval(ctx, fmt.Sprintf("%s.reveal(%d)", helper, revealBudget.Milliseconds()), &r); err != nil || r.Veiled == 0 {
+		return false
+	}
+	s.forget()
+	s.record("scroll", "", "", fmt.Sprintf("scrolled down the page: %d of %d controls hidden below the fold appeared when scrolled to", r.Shown, r.Veiled))
+	return r.Shown > 0
+}
+
+// lateNote is the step note of a thing found only by the second look.
+func lateNote(what, how string) string {
+	return what + " appeared " + how
 }
 
 // backTo returns to the start page between products.
@@ -321,9 +354,10 @@ func (s *session) buy(f finder) error {
 	}
 	c, ok, soldOut := f.add(v)
 	if !ok {
-		if v, ok = s.lookAgain(f, v, "add"); ok {
+		var how string
+		if v, how, ok = s.lookAgain(f, v, "add"); ok {
 			if c, ok, soldOut = f.add(v); ok {
-				s.recordState(v.st, "inspect", "", "", lateNote("an add control"))
+				s.recordState(v.st, "inspect", "", "", lateNote("an add control", how))
 			}
 		}
 	}
@@ -338,9 +372,11 @@ func (s *session) buy(f finder) error {
 	if err := s.use(c, "add to cart"); err != nil {
 		return err
 	}
+	// The click's step: a search for the evidence may log more steps.
+	click := len(s.rep.Log) - 1
 	if ok, why := s.awaitCartEvidence(); ok {
 		s.added = true
-		s.rep.Log[len(s.rep.Log)-1].Note = "add to cart: " + why
+		s.rep.Log[click].Note = "add to cart: " + why
 		return nil
 	}
 	// No sign on the page yet: the cart itself must show it.
@@ -356,10 +392,15 @@ func (s *session) buy(f finder) error {
 		if err != nil {
 			continue // another control may open it
 		}
+		click := len(s.rep.Log) - 1
 		st, _ := s.state()
-		if ok, why := s.cartEvidence(st); ok {
+		ok, why := s.cartEvidence(st)
+		if !ok {
+			ok, why = s.revealedCartEvidence()
+		}
+		if ok {
 			s.added = true
-			s.rep.Log[len(s.rep.Log)-1].Note = "open the cart: " + why
+			s.rep.Log[click].Note = "open the cart: " + why
 			return nil
 		}
 		break
@@ -381,8 +422,11 @@ func (s *session) awaitCartEvidence() (bool, string) {
 	deadline := time.Now().Add(addPatience)
 	for {
 		st, _ := s.state()
-		if ok, why := s.cartEvidence(st); ok || time.Now().After(deadline) {
+		if ok, why := s.cartEvidence(st); ok {
 			return ok, why
+		}
+		if time.Now().After(deadline) {
+			return s.revealedCartEvidence()
 		}
 		select {
 		case <-s.ctx.Done():
@@ -393,6 +437,17 @@ func (s *session) awaitCartEvidence() (bool, string) {
 		_ = s.settle(ctx)
 		cancel()
 	}
+}
+
+// revealedCartEvidence is cartEvidence once more after reveal has
+// scrolled down to what the page veils below the fold: a cart whose lines
+// fade in when scrolled to. It is false when nothing appeared.
+func (s *session) revealedCartEvidence() (bool, string) {
+	if !s.reveal() {
+		return false, ""
+	}
+	st, _ := s.state()
+	return s.cartEvidence(st)
 }
 
 // productName is the name of the product on the page: its JSON-LD name,
@@ -422,7 +477,7 @@ func (s *session) toCheckout(f finder) error {
 		if len(f.checkout(v)) == 0 {
 			// A cart drawer may still be opening (a theme opens it from
 			// a timer after the add): look again in a moment.
-			if again, ok := s.lookAgain(f, v, "checkout"); ok {
+			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
 				v = again
 			}
 		}
