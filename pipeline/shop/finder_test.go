@@ -129,3 +129,29 @@ func TestFinderScriptCards(t *testing.T) {
 		t.Errorf("product controls by ref %v, want %v (the link, then the card, then the button)", got, want)
 	}
 }
+
+// TestCartEvidenceWords: what a page says after an add, in the platforms'
+// own words, counts as the cart holding the item; an empty cart or an add
+// to something else does not.
+func TestCartEvidenceWords(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		want bool
+	}{
+		{"Item added to your cart View cart (1) Check out", true},                      // Shopify Dawn cart-notification ("general.cart.item_added")
+		{"“Canvas Tote” has been added to your cart. View cart", true},                 // WooCommerce wc_add_to_cart_message
+		{"You added Linen Shirt to your shopping cart.", true},                         // Magento_Checkout Controller/Cart/Add.php
+		{"Success: You have added Canvas Tote to your shopping cart! ×", true},         // OpenCart catalog/language/en-gb/checkout/cart.php text_success
+		{"Product successfully added to your shopping cart Proceed to checkout", true}, // PrestaShop cart modal (ps_shoppingcart; 1.6 blockcart layer_cart)
+		{"Ok, 1 item was added to your cart. What's next?", true},                      // BigCommerce Cornerstone cart preview modal
+		{"Your cart is empty. Continue shopping", false},
+		{"Linen Shirt has been added to your Wish List. Click here to continue shopping.", false}, // Magento_Wishlist
+		{"You added Linen Shirt to your wish list.", false},
+		{"Add to cart Linen Shirt $48.00", false},
+	} {
+		got, _ := (&session{}).cartEvidence(PageState{Text: c.text})
+		if got != c.want {
+			t.Errorf("cartEvidence(%q) = %v, want %v", c.text, got, c.want)
+		}
+	}
+}

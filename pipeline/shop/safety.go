@@ -329,8 +329,11 @@ var (
 	reCartHeading     = regexp.MustCompile(`(?i)\b(shopping\s+)?(cart|bag|basket|trolley)\b`)
 	reChallengeTitle  = regexp.MustCompile(`(?i)just a moment|attention required|access denied|are you a (robot|human)|verify (you are|that you are) human|security check|\bbot check|one more step`)
 	reEmptyCart       = regexp.MustCompile(`(?i)(cart|bag|basket|trolley)\s+is\s+(currently\s+)?empty|no\s+items\s+in\s+(your\s+)?(shopping\s+)?(cart|bag|basket)|you\s+have\s+no\s+items`)
-	reAddedText       = regexp.MustCompile(`(?i)added\s+to\s+(your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|item\s+added|(1|one)\s+item\s+in\s+(your\s+)?(cart|bag|basket)`)
-	reSoldOut         = regexp.MustCompile(`(?i)\bsold\s*out\b|\bout\s+of\s+stock\b|\bunavailable\b|\bnotify\s+me\b|\bcoming\s+soon\b`)
+	// reAddedText is a page's word that the add worked; Magento and
+	// OpenCart name the product in it ("You added %1 to your shopping
+	// cart.", "Success: You have added %s to your shopping cart!").
+	reAddedText = regexp.MustCompile(`(?i)added\s+to\s+(your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|item\s+added|(1|one)\s+item\s+in\s+(your\s+)?(cart|bag|basket)|\byou\s+(have\s+)?added\s+\S.{0,120}?\s+to\s+your\s+(shopping\s+)?(cart|bag|basket|trolley)\b`)
+	reSoldOut   = regexp.MustCompile(`(?i)\bsold\s*out\b|\bout\s+of\s+stock\b|\bunavailable\b|\bnotify\s+me\b|\bcoming\s+soon\b`)
 )
 
 // IsLoginWall reports a page that asks for a password, offers no
