@@ -409,6 +409,15 @@ func (axFinder) checkout(v view) []control {
 	return best(out)
 }
 
+func (axFinder) terms(v view) (control, bool) {
+	for _, it := range v.items {
+		if it.Role == "checkbox" && !it.Checked && !it.Disabled && termsWords(it.Name) {
+			return axCtl(it), true
+		}
+	}
+	return control{}, false
+}
+
 // resolve gives an element found in the accessibility tree a ref of the
 // page helper, so that a select passes the same guard as any other (a
 // click gets its ref as it reads the element: session.aim).

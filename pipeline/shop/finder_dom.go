@@ -360,6 +360,33 @@ func (domFinder) checkout(v view) []control {
 	return best(out)
 }
 
+func (domFinder) terms(v view) (control, bool) {
+	var byLabel *Item
+	for _, it := range v.items {
+		box := it.Tag == "input" && it.Type == "checkbox" || it.Role == "checkbox"
+		// Not a sign-up form's consent (an email field beside it).
+		signup := it.Form != nil && it.Form.Email > 0
+		if !box && it.Type != "label-checkbox" || !it.Visible || it.Checked || it.Disabled || it.Region == "footer" || signup ||
+			Forbidden(it) != "" || !termsWords(label(it)) {
+			continue
+		}
+		if box {
+			return ctl(it), true
+		}
+		// The label only when the box itself is hidden (a styled
+		// checkbox): the label's words may hold a link to the terms,
+		// and a click on its middle may land there.
+		if byLabel == nil {
+			l := it
+			byLabel = &l
+		}
+	}
+	if byLabel != nil {
+		return ctl(*byLabel), true
+	}
+	return control{}, false
+}
+
 // reCartDialog names the cart's own dialogs (a drawer, a mini-cart, an
 // "added to your cart" modal): an overlay the shopper wants, never one to
 // close.

@@ -155,3 +155,29 @@ func TestCartEvidenceWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFinderTermsWords: a box that agrees to the store's terms, in the
+// platforms' own words, is one a shopper ticks before checkout; a box that
+// signs up for mail never is.
+func TestFinderTermsWords(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"I agree with the terms and conditions.", true},                             // Shopify help centre's cart snippet; Archetype themes
+		{"I have read and agree to the website terms and conditions", true},          // WooCommerce checkout/terms.php
+		{"I agree to the Terms of Service", true},                                    // a cart-terms app
+		{"I accept the Terms & Conditions", true},                                    // Terms & Conditions, ampersand
+		{"By checking this box, I consent to the store's return policy", true},       // a refund-policy gate
+		{"Email me with news and offers", false},                                     // Shopify checkout's marketing box
+		{"Text me with news and offers", false},                                      // Shopify checkout's SMS box
+		{"Subscribe to our newsletter", false},                                       // a newsletter box
+		{"I agree to receive marketing emails and accept the privacy policy", false}, // marketing with a policy
+		{"Remember me", false},
+		{"This order is a gift", false},
+	} {
+		if got := termsWords(c.name); got != c.want {
+			t.Errorf("termsWords(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}

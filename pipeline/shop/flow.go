@@ -52,6 +52,9 @@ type finder interface {
 	cart(v view) []control
 	// checkout returns the controls that start checkout, best first.
 	checkout(v view) []control
+	// terms returns an unticked box that agrees to the store's terms,
+	// which many carts ask for before checkout.
+	terms(v view) (control, bool)
 }
 
 var (
@@ -67,8 +70,18 @@ var (
 	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
 	reVariant      = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
 	reListing      = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
-	rePick         = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
+	// reTerms names a box that agrees to the store's terms of sale;
+	// reMarketing one that signs up for mail, which a shopper never ticks.
+	reTerms     = regexp.MustCompile(`(?i)\b(agree|accept|consent|have\s+read)\b.{0,80}\b(terms|conditions|polic(y|ies))\b|\bterms\s+(and|&)\s+conditions\b|\bterms\s+of\s+(service|sale|use)\b`)
+	reMarketing = regexp.MustCompile(`(?i)newsletter|subscri|marketing|promotion|\boffers?\b|\bnews\b|e-?mail\s+me|text\s+me|\bsms\b|\bupdates\b`)
+	rePick      = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
+
+// termsWords reports a box's name that agrees to the store's terms and
+// signs up for nothing.
+func termsWords(name string) bool {
+	return reTerms.MatchString(name) && !reMarketing.MatchString(name)
+}
 
 // addWords reports a name that asks to add to the cart.
 func addWords(name string) bool {
@@ -479,6 +492,19 @@ func (s *session) toCheckout(f finder) error {
 			// a timer after the add): look again in a moment.
 			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
 				v = again
+			}
+		}
+		// A cart that asks the buyer to agree to its terms refuses a
+		// checkout until the box is ticked (or keeps the button
+		// disabled): tick it first, once.
+		if c, ok := f.terms(v); ok && used[c.key()] == 0 {
+			used[c.key()]++
+			err := s.use(c, "agree to the store's terms, which its checkout asks for")
+			if errors.Is(err, errStop) {
+				return err
+			}
+			if err == nil {
+				continue
 			}
 		}
 		moved, attempted := false, false

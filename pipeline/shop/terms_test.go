@@ -1,0 +1,98 @@
+package shop
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// termsShop is a one-product Shopify-style shop whose cart asks the
+// buyer to agree to its terms before checkout, as many Shopify carts do:
+// Archetype's themes (Impulse, Streamline, Motion) ship the option, with
+// the string cartTermsConfirmation "You must agree with the terms and
+// conditions of sales to check out"; Shopify's help centre long gave a
+// snippet that alerts so when the box is not ticked; Clean Canvas's themes
+// use a cart-terms element that stops the cart form's submit; others grey
+// the checkout button out until the box is ticked. gate is "alert" (the
+// checkout button's click is refused with an alert), "submit" (the form's
+// submit is stopped) or "disabled" (the button is disabled until the box
+// is ticked). The cart form also holds an "Email me with news and offers"
+// box, which a shopper must leave alone: a checkout sent with it ticked is
+// a trap, as is any order.
+func termsShop(gate string) *realShop {
+	return &realShop{host: "terms-" + gate + ".test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		page := func(title, body string) {
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>%s</title></head><body><header><a href="/">Harbor Goods</a> <a href="/cart">Cart</a></header><main><h1>%s</h1>%s</main></body></html>`, title, title, body)
+		}
+		switch {
+		case r.URL.Path == "/":
+			page("Harbor Goods", `<ul><li class="grid__item"><a href="/products/rope-basket">Rope Basket</a></li></ul>`)
+		case r.URL.Path == "/products/rope-basket":
+			page("Rope Basket", `<p>$36.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="basket"><button type="submit" name="add">Add to cart</button></form>`)
+		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "basket", Path: "/"})
+			http.Redirect(w, r, "/cart", http.StatusSeeOther)
+		case r.URL.Path == "/cart" && r.Method == http.MethodPost:
+			if err := r.ParseForm(); err != nil || r.PostForm.Get("checkout") == "" {
+				http.Error(w, "bad cart form", http.StatusBadRequest)
+				return
+			}
+			if r.PostForm.Get("attributes[newsletter]") != "" {
+				h.hit(s.host, "newsletter box ticked")
+			}
+			if r.PostForm.Get("attributes[terms]") == "" {
+				http.Error(w, "checkout without the terms agreed", http.StatusBadRequest)
+				return
+			}
+			http.Redirect(w, r, "/checkout", http.StatusSeeOther)
+		case r.URL.Path == "/cart":
+			if c, err := r.Cookie("cart"); err != nil || c.Value != "basket" {
+				page("Your cart", `<p>Your cart is empty.</p>`)
+				return
+			}
+			disabled, script := "", ""
+			switch gate {
+			case "alert":
+				script = `<script>document.querySelector('[name=checkout]').addEventListener('click', e => {
+  if (!document.getElementById('CartAgree').checked) { e.preventDefault(); alert('You must agree with the terms and conditions of sales to check out'); }
+});</script>`
+			case "submit":
+				script = `<script>document.getElementById('CartForm').addEventListener('submit', e => {
+  if (!document.getElementById('CartAgree').checked) { e.preventDefault(); document.querySelector('.cart__terms-error').hidden = false; }
+});</script>`
+			case "disabled":
+				disabled = " disabled"
+				script = `<script>document.getElementById('CartAgree').addEventListener('change', e => { document.querySelector('[name=checkout]').disabled = !e.target.checked; });</script>`
+			}
+			page("Your cart", `<form id="CartForm" method="post" action="/cart">
+<table><tr class="cart-item"><td>Rope Basket</td><td><input type="number" name="updates[]" value="1" aria-label="Quantity"></td></tr></table>
+<p><input type="checkbox" id="CartNews" name="attributes[newsletter]" value="yes"><label for="CartNews">Email me with news and offers</label></p>
+<p class="cart__terms"><input type="checkbox" id="CartAgree" name="attributes[terms]" value="agreed"><label for="CartAgree">I agree with the <a href="/pages/terms">terms and conditions</a>.</label></p>
+<p class="cart__terms-error" hidden>Please agree to the terms first.</p>
+<button type="submit" name="checkout" value="1"`+disabled+`>Check out</button></form>`+script)
+		case r.URL.Path == "/checkout":
+			page("Checkout", `<form action="/trap/order" method="post">
+<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
+<button type="submit">Place order</button></form>`)
+		default:
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersAgreeToACartsTerms: on a cart that asks the buyer to agree
+// to the store's terms before checkout, A, B and E tick that box (never
+// the newsletter box beside it) and reach checkout, whether the store
+// refuses an unticked checkout with an alert, stops the form's submit, or
+// keeps the button disabled.
+func TestShoppersAgreeToACartsTerms(t *testing.T) {
+	for _, gate := range []string{"alert", "submit", "disabled"} {
+		t.Run(gate, func(t *testing.T) {
+			for sh, rep := range runOnShop(t, termsShop(gate), Semantic, Accessibility, Mobile) {
+				wantOutcome(t, sh, rep, CheckoutReached)
+			}
+		})
+	}
+}
