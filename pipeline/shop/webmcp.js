@@ -1,13 +1,18 @@
 // The WebMCP observer of shopper C. It runs in the page's own world before
 // any page script, on every document. It records the tools a page
-// registers with modelContext.registerTool, under navigator and under
-// document (recent Chromium moved it), and the tools it provides all at
-// once with provideContext({tools}) (the earlier form of the API, which
-// the MCP-B polyfill and the pages written for it still use), wrapping a
-// native modelContext when the browser has one and standing in for it
-// when it has none, as a WebMCP-capable agent browser would. It exposes,
-// read-only, the list of tools and a way to call one; nothing else of the
-// page is touched.
+// registers with modelContext.registerTool, under document (where the
+// draft now puts it) and under navigator (where it first was and the
+// MCP-B polyfill still puts it), and the tools it provides all at once
+// with provideContext({tools}) (the earlier form of the API, which pages
+// written for the polyfill still use), wrapping a native modelContext when
+// the browser has one and standing in for it when it has none, as a
+// WebMCP-capable agent browser would. The stand-in follows the draft
+// (webmachinelearning/webmcp index.bs): an EventTarget whose registerTool
+// returns a promise, rejected for an empty name or description, a name
+// already registered or an aborted signal, and whose tools are withdrawn
+// when the signal given with them aborts; it keeps the earlier methods
+// too. It exposes, read-only, the list of tools and a way to call one;
+// nothing else of the page is touched.
 (() => {
   if (window.__svcWebMCP) return;
   const tools = new Map();
@@ -29,11 +34,31 @@
     const list = ctx && Array.isArray(ctx.tools) ? ctx.tools.slice(0, 64) : [];
     for (const t of list) record(t, via, true);
   };
+  // withdrawOn removes a tool when the signal it was registered with
+  // aborts (the draft's only way to unregister one).
+  const withdrawOn = (signal, tool, changed) => {
+    if (!signal || typeof signal.addEventListener !== 'function') return;
+    signal.addEventListener('abort', () => {
+      const t = tools.get(tool.name);
+      if (t && t.tool === tool) { tools.delete(tool.name); changed(); }
+    }, {once: true});
+  };
   const observe = (target, proto, via) => {
     const mc = target.modelContext;
+    const none = () => {};
     if (mc && typeof mc.registerTool === 'function') {
       const reg = mc.registerTool.bind(mc);
-      mc.registerTool = (tool, opts) => { record(tool, via); return reg(tool, opts); };
+      mc.registerTool = (tool, opts) => {
+        const r = reg(tool, opts);
+        const signal = opts && opts.signal;
+        if (!(signal && signal.aborted)) {
+          record(tool, via);
+          withdrawOn(signal, tool, none);
+        }
+        // A registration the browser refuses is not a tool.
+        if (r && typeof r.then === 'function') r.then(null, () => { const t = tools.get(tool && tool.name); if (t && t.tool === tool) tools.delete(tool.name); });
+        return r;
+      };
       if (typeof mc.unregisterTool === 'function') {
         const unreg = mc.unregisterTool.bind(mc);
         mc.unregisterTool = name => { tools.delete(name); return unreg(name); };
@@ -52,12 +77,32 @@
       }
       return;
     }
-    const shim = {
-      registerTool(tool) { record(tool, via); return {unregister() { if (tool) tools.delete(tool.name); }}; },
-      unregisterTool(name) { tools.delete(name); },
-      provideContext(ctx) { provide(ctx, via); },
-      clearContext() { clearBase(); },
-    };
+    const shim = new EventTarget();
+    let handler = null;
+    // toolchange is fired from a task, as the draft queues it.
+    const changed = () => setTimeout(() => shim.dispatchEvent(new Event('toolchange')), 0);
+    shim.addEventListener('toolchange', e => { if (typeof handler === 'function') handler.call(shim, e); });
+    Object.defineProperty(shim, 'ontoolchange', {get() { return handler; }, set(f) { handler = typeof f === 'function' ? f : null; }});
+    Object.assign(shim, {
+      registerTool(tool, opts) {
+        const signal = opts && opts.signal;
+        if (signal && signal.aborted) return Promise.reject(signal.reason);
+        if (!tool || typeof tool.name !== 'string' || !tool.name || typeof tool.description !== 'string' || !tool.description) {
+          return Promise.reject(new TypeError('a tool needs a name and a description'));
+        }
+        if (tools.has(tool.name)) return Promise.reject(new DOMException('a tool named ' + tool.name + ' is registered', 'InvalidStateError'));
+        record(tool, via);
+        withdrawOn(signal, tool, changed);
+        changed();
+        // The MCP-B polyfill answered {unregister()}; its pages call that.
+        const done = Promise.resolve();
+        done.unregister = () => { const t = tools.get(tool.name); if (t && t.tool === tool) { tools.delete(tool.name); changed(); } };
+        return done;
+      },
+      unregisterTool(name) { tools.delete(name); changed(); },
+      provideContext(ctx) { provide(ctx, via); changed(); },
+      clearContext() { clearBase(); changed(); },
+    });
     try { Object.defineProperty(proto, 'modelContext', {configurable: true, enumerable: true, get() { return shim; }}); } catch (e) {}
   };
   observe(navigator, Navigator.prototype, 'navigator');
