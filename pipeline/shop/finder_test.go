@@ -181,3 +181,32 @@ func TestFinderTermsWords(t *testing.T) {
 		}
 	}
 }
+
+// TestFinderCheckoutWords: what reads as starting checkout, in stores'
+// words.
+func TestFinderCheckoutWords(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		want bool
+	}{
+		{"Check out", true},                  // Shopify Dawn main-cart-footer, BigCommerce Cornerstone
+		{"Proceed to checkout", true},        // WooCommerce cart/proceed-to-checkout-button.php, PrestaShop
+		{"Proceed to Checkout", true},        // Magento Luma cart
+		{"Checkout", true},                   // OpenCart, SFRA
+		{"Proceed to Secure Checkout", true}, // "secure" between
+		{"Go to the checkout", true},
+		{"Continue to secure checkout", true},
+		{"Begin checkout", true},
+		{"Start Checkout", true},
+		{"Secure checkout", true},
+		{"Check-out now", true},
+		{"Express checkout", false}, // a wallet's button (and forbidden)
+		{"Continue shopping", false},
+		{"View cart", false},
+		{"Start shopping", false},
+	} {
+		if got := reCheckout.MatchString(c.name); got != c.want {
+			t.Errorf("reCheckout(%q) = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
