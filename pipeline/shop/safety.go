@@ -325,7 +325,7 @@ func LooksLikeCheckoutURL(u *url.URL) bool {
 }
 
 var (
-	reCheckoutHeading = regexp.MustCompile(`(?i)\b(secure\s+)?check\s?-?out\b|\bshipping\s+(address|information|details)\b|\bcontact\s+information\b|\bdelivery\s+(address|details)\b|\bpayment\s+(method|details|information)\b`)
+	reCheckoutHeading = regexp.MustCompile(`(?i)\b(secure\s+)?check\s?-?out\b|\bshipping\s+(address|information|details|methods?)\b|\bcontact\s+information\b|\bdelivery\s+(address|details)\b|\bpayment\s+(method|details|information)\b`)
 	reCartHeading     = regexp.MustCompile(`(?i)\b(shopping\s+)?(cart|bag|basket|trolley)\b`)
 	reChallengeTitle  = regexp.MustCompile(`(?i)just a moment|attention required|access denied|are you a (robot|human)|verify (you are|that you are) human|security check|\bbot check|one more step`)
 	reEmptyCart       = regexp.MustCompile(`(?i)(cart|bag|basket|trolley)\s+is\s+(currently\s+)?empty|no\s+items\s+in\s+(your\s+)?(shopping\s+)?(cart|bag|basket)|you\s+have\s+no\s+items`)

@@ -172,6 +172,12 @@ func TestCheckoutPages(t *testing.T) {
 		{"captcha at checkout", PageState{URL: "https://shop.example/checkout", Title: "Verify you are human", Captcha: true}, false},
 		{"cart with an express form", PageState{URL: "https://shop.example/cart", Headings: []string{"Your cart", "Express checkout"}, Card: 1}, false},
 		{"a page that says checkout", PageState{URL: "https://shop.example/", Title: "Checkout our new arrivals"}, false},
+		// PrestaShop's one-page checkout (classic theme checkout/
+		// checkout.tpl, friendly URL "order"): its steps' titles over the
+		// guest form, whose password is optional (it creates an account
+		// only if filled).
+		{"prestashop checkout", PageState{URL: "https://shop.example/order", Title: "Order", Headings: []string{"1 Personal Information", "2 Addresses", "3 Shipping Method", "4 Payment"}, Address: 2, Email: 1, Password: 1}, true},
+		{"a delivery policy page", PageState{URL: "https://shop.example/content/1-delivery", Headings: []string{"Shipping methods"}}, false},
 	} {
 		if got := IsCheckoutPage(tc.st); got != tc.want {
 			t.Errorf("%s: IsCheckoutPage = %v, want %v", tc.name, got, tc.want)
