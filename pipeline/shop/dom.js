@@ -198,6 +198,32 @@
     return i;
   }
 
+  // optionGroup names the option whose value el is, when el is a plain
+  // button among 2 to 30 sibling buttons of short words under a term that
+  // names an option (a definition list's term, a fieldset's legend, the
+  // box's own label, or a short label just before the box), as Next.js
+  // Commerce draws them: <dl><dt>Size</dt><dd><button>S</button>…</dd>.
+  const OPTION_NAME = /size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch/i;
+  function optionGroup(el) {
+    const box = el.parentElement;
+    if (!box) return '';
+    const buttons = [...box.children].filter(c => c.tagName === 'BUTTON');
+    if (buttons.length < 2 || buttons.length > 30 || buttons.some(b => clip(b.innerText || b.textContent).length > 24)) return '';
+    let name = '';
+    if (box.tagName === 'DD') {
+      let p = box.previousElementSibling;
+      while (p && p.tagName !== 'DT') p = p.previousElementSibling;
+      name = p ? p.textContent : '';
+    } else if (box.tagName === 'FIELDSET' && box.querySelector(':scope > legend')) {
+      name = box.querySelector(':scope > legend').textContent;
+    } else {
+      const prev = box.previousElementSibling;
+      name = ariaName(box) || (prev && prev.childElementCount <= 2 && /^(LABEL|DT|H[2-6]|P|SPAN|DIV|LEGEND)$/.test(prev.tagName) ? prev.textContent : '');
+    }
+    name = clip(name, 80);
+    return name && name.length <= 40 && OPTION_NAME.test(name) ? name : '';
+  }
+
   function item(el) {
     const tag = el.tagName.toLowerCase();
     const form = el.form || (el.closest && el.closest('form'));
@@ -233,6 +259,10 @@
         // A swatch marked unavailable by attribute or class only.
         it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');
       }
+    }
+    if (tag === 'button' && it.type !== 'radio' && !it.role && ariaPressed === null) {
+      const g = optionGroup(el);
+      if (g) { it.type = 'radio'; it.group = g; it.stateless = true; }
     }
     if (tag === 'label') {
       const c = el.control;

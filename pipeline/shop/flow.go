@@ -338,7 +338,10 @@ func (s *session) buy(f finder) error {
 	// A choice that did not take (a swatch the store ignores because it is
 	// sold out, which only its style says) is not made twice.
 	chosen := map[string]bool{}
-	tried := func(c control) bool { return chosen[c.key()] }
+	// An option whose chosen value only its style shows (plain buttons)
+	// is chosen once: its buttons never read as checked.
+	made := map[string]bool{}
+	tried := func(c control) bool { return chosen[c.key()] || c.item.Stateless && made[c.item.Group] }
 	for i := 0; i < 6; i++ {
 		v, err := f.look(s)
 		if err != nil {
@@ -359,6 +362,9 @@ func (s *session) buy(f finder) error {
 		}
 		if err != nil {
 			break
+		}
+		if c.item.Stateless {
+			made[c.item.Group] = true
 		}
 	}
 	v, err := f.look(s)

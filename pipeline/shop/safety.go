@@ -28,17 +28,21 @@ type Item struct {
 	Visible  bool   `json:"visible"`
 	Dialog   bool   `json:"dialog"` // inside a dialog or a fixed overlay
 	// DialogName is that dialog's name (or its id and classes).
-	DialogName string   `json:"dialogName"`
-	Shadow     bool     `json:"shadow"` // inside a shadow root
-	Region     string   `json:"region"` // header, nav, main, footer, aside
-	Card       bool     `json:"card"`   // inside a product card, list item or article
-	Form       *Form    `json:"form"`
-	Captcha    bool     `json:"captcha"`
-	Checked    bool     `json:"checked"`
-	Group      string   `json:"group"`
-	Field      string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
-	Editable   bool     `json:"editable"`
-	Options    []Option `json:"options,omitempty"`
+	DialogName string `json:"dialogName"`
+	Shadow     bool   `json:"shadow"` // inside a shadow root
+	Region     string `json:"region"` // header, nav, main, footer, aside
+	Card       bool   `json:"card"`   // inside a product card, list item or article
+	Form       *Form  `json:"form"`
+	Captcha    bool   `json:"captcha"`
+	Checked    bool   `json:"checked"`
+	Group      string `json:"group"`
+	// Stateless marks an option's value drawn as a plain button in its
+	// group (Type "radio"): whether it is chosen only its style shows, so
+	// Checked says nothing.
+	Stateless bool     `json:"stateless"`
+	Field     string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
+	Editable  bool     `json:"editable"`
+	Options   []Option `json:"options,omitempty"`
 	// Clickable marks an element with no role that acts by a script's
 	// click handler (a React product card): its cursor is a pointer.
 	Clickable bool `json:"clickable"`
