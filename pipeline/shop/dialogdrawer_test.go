@@ -63,9 +63,7 @@ document.querySelector('.product-form').addEventListener('submit', async e => {
 			}
 			page("Your cart", `<div class="cart-item">Stoneware Mug</div><form action="/cart" method="post"><button type="submit" name="checkout">Check out</button></form>`)
 		case r.URL.Path == "/checkout":
-			page("Checkout", `<form action="/trap/order" method="post">
-<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
-<button type="submit">Pay now</button></form>`)
+			page("Checkout", trapCheckout)
 		default:
 			http.NotFound(w, r)
 		}

@@ -51,6 +51,12 @@ func TestShoppersWaitForLateControls(t *testing.T) {
 	}
 }
 
+// trapCheckout is a test shop's checkout page: an email and a card field,
+// and a place-order form whose post is a trap.
+const trapCheckout = `<form action="/trap/order" method="post">
+<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
+<button type="submit">Place order</button></form>`
+
 // cartFlow serves a one-product shop's cart: the add (a form posting id to
 // /cart/add, kept in a cookie), the cart page (product in a line, a
 // checkout link) and the checkout page (card fields and a place-order
@@ -67,9 +73,7 @@ func cartFlow(w http.ResponseWriter, r *http.Request, id, product string, page f
 		}
 		page("Your cart", `<table><tr class="cart-item"><td>`+product+`</td><td>1</td></tr></table><a href="/checkout">Check out</a>`)
 	case r.URL.Path == "/checkout":
-		page("Checkout", `<form action="/trap/order" method="post">
-<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
-<button type="submit">Place order</button></form>`)
+		page("Checkout", trapCheckout)
 	default:
 		return false
 	}

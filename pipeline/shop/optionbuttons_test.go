@@ -79,9 +79,7 @@ document.getElementById('add').addEventListener('submit', async e => {
 			}
 			http.Redirect(w, r, "/checkout", http.StatusSeeOther)
 		case r.URL.Path == "/checkout":
-			page("Checkout", `<h1>Checkout</h1><form action="/trap/order" method="post">
-<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
-<button type="submit">Pay now</button></form>`)
+			page("Checkout", "<h1>Checkout</h1>"+trapCheckout)
 		default:
 			http.NotFound(w, r)
 		}

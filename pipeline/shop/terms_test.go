@@ -73,9 +73,7 @@ func termsShop(gate string) *realShop {
 <p class="cart__terms-error" hidden>Please agree to the terms first.</p>
 <button type="submit" name="checkout" value="1"`+disabled+`>Check out</button></form>`+script)
 		case r.URL.Path == "/checkout":
-			page("Checkout", `<form action="/trap/order" method="post">
-<label>Email <input type="email" name="email"></label><label>Card number <input name="cardnumber" autocomplete="cc-number"></label>
-<button type="submit">Place order</button></form>`)
+			page("Checkout", trapCheckout)
 		default:
 			http.NotFound(w, r)
 		}
