@@ -527,6 +527,9 @@
       rects.sort((a, b) => b.width * b.height - a.width * a.height);
       for (const q of rects.slice(0, 4)) spots.push([q.left + q.width / 2, q.top + q.height / 2]);
     }
+    // A label's words may hold a link (to the terms it agrees to): its
+    // start, where a styled box is drawn, is a second place to click.
+    if (el.tagName === 'LABEL') spots.push([r.left + Math.min(8, r.width / 4), r.top + Math.min(10, r.height / 2)]);
     let seen = false;
     for (const [x, y] of spots) {
       if (x < ox || y < oy || x > ox + vw || y > oy + vh) continue;
@@ -537,8 +540,14 @@
         if (!inner || inner === hit) break;
         hit = inner;
       }
-      const lands = !!hit && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
-        (el.tagName === 'LABEL' && el.control === hit));
+      // A click on a link inside el follows the link, not el; a click on
+      // the label of a box (drawn over it, the box itself transparent)
+      // toggles the box.
+      const link = hit && closestDeep(hit, e => e.tagName === 'A' && e.hasAttribute('href'));
+      const inLink = !!link && link !== el && el.contains(link);
+      const label = hit && closestDeep(hit, e => e.tagName === 'LABEL');
+      const lands = !!hit && !inLink && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
+        (el.tagName === 'LABEL' && el.control === hit) || (!!label && label.control === el && !link));
       if (lands) return {ok: true, why: '', x: (x - ox) * sc, y: (y - oy) * sc};
     }
     if (!seen) return {ok: false, why: 'offscreen'};

@@ -15,8 +15,9 @@ import (
 // use a cart-terms element that stops the cart form's submit; others grey
 // the checkout button out until the box is ticked. gate is "alert" (the
 // checkout button's click is refused with an alert), "submit" (the form's
-// submit is stopped) or "disabled" (the button is disabled until the box
-// is ticked). The cart form also holds an "Email me with news and offers"
+// submit is stopped), "disabled" (the button is disabled until the box
+// is ticked) or "styled" (as alert, with the box drawn by its label over a
+// transparent input, whose words hold a link to the terms). The cart form also holds an "Email me with news and offers"
 // box, which a shopper must leave alone: a checkout sent with it ticked is
 // a trap, as is any order.
 func termsShop(gate string) *realShop {
@@ -52,8 +53,15 @@ func termsShop(gate string) *realShop {
 				page("Your cart", `<p>Your cart is empty.</p>`)
 				return
 			}
-			disabled, script := "", ""
+			disabled, script, style := "", "", ""
 			switch gate {
+			case "styled":
+				// A styled box: the input transparent under its label's
+				// drawn square (the label, later in the page, is on top),
+				// refused with an alert like Archetype's.
+				style = `<style>.cart__terms { position: relative } .cart__terms input { position: absolute; left: 0; top: 0; width: 18px; height: 18px; margin: 0; opacity: 0 }
+.cart__terms label { position: relative; display: inline-block; padding-left: 26px } .cart__terms label::before { content: ''; position: absolute; left: 0; top: 0; width: 16px; height: 16px; border: 1px solid #333 }</style>`
+				fallthrough
 			case "alert":
 				script = `<script>document.querySelector('[name=checkout]').addEventListener('click', e => {
   if (!document.getElementById('CartAgree').checked) { e.preventDefault(); alert('You must agree with the terms and conditions of sales to check out'); }
@@ -66,7 +74,7 @@ func termsShop(gate string) *realShop {
 				disabled = " disabled"
 				script = `<script>document.getElementById('CartAgree').addEventListener('change', e => { document.querySelector('[name=checkout]').disabled = !e.target.checked; });</script>`
 			}
-			page("Your cart", `<form id="CartForm" method="post" action="/cart">
+			page("Your cart", style+`<form id="CartForm" method="post" action="/cart">
 <table><tr class="cart-item"><td>Rope Basket</td><td><input type="number" name="updates[]" value="1" aria-label="Quantity"></td></tr></table>
 <p><input type="checkbox" id="CartNews" name="attributes[newsletter]" value="yes"><label for="CartNews">Email me with news and offers</label></p>
 <p class="cart__terms"><input type="checkbox" id="CartAgree" name="attributes[terms]" value="agreed"><label for="CartAgree">I agree with the <a href="/pages/terms">terms and conditions</a>.</label></p>
@@ -84,9 +92,9 @@ func termsShop(gate string) *realShop {
 // to the store's terms before checkout, A, B and E tick that box (never
 // the newsletter box beside it) and reach checkout, whether the store
 // refuses an unticked checkout with an alert, stops the form's submit, or
-// keeps the button disabled.
+// keeps the button disabled, and when the box is drawn by its label.
 func TestShoppersAgreeToACartsTerms(t *testing.T) {
-	for _, gate := range []string{"alert", "submit", "disabled"} {
+	for _, gate := range []string{"alert", "submit", "disabled", "styled"} {
 		t.Run(gate, func(t *testing.T) {
 			for sh, rep := range runOnShop(t, termsShop(gate), Semantic, Accessibility, Mobile) {
 				wantOutcome(t, sh, rep, CheckoutReached)
