@@ -91,6 +91,14 @@ func TestFinderOverlayWords(t *testing.T) {
 		{"Reject All", false, true},          // OneTrust
 		{"Cookies Settings", false, false},   // a settings panel, not a dismissal
 		{"Close", false, true},
+		// Sign-up and welcome pop-ups.
+		{"Close dialog", false, true},                   // Klaviyo's form close (aria-label)
+		{"Dismiss this popup", false, true},             // an SMS sign-up's close
+		{"Close this dialog", false, true},              // a newsletter modal
+		{"No thanks, I'll pay full price", false, true}, // a discount pop-up's decline
+		{"Start shopping", false, true},                 // a shop-in-your-currency welcome
+		{"Continue to store", false, true},
+		{"Continue to checkout", false, false},
 	} {
 		if got := reAccept.MatchString(c.name); got != c.accept {
 			t.Errorf("accept %q = %v, want %v", c.name, got, c.accept)

@@ -65,7 +65,7 @@ var (
 	reCart         = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
 	reCheckout     = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+(the\s+)?|(begin|start)\s+)?(secure\s+)?check\s?-?\s?out\b`)
 	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)(\s+(and|&)\s+(proceed|continue|close))?\s*[.!]?\s*$`)
-	reClose        = regexp.MustCompile(`(?i)^\s*(close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)\s*(dialog|popup|modal|banner)?\s*[.!]?\s*$`)
+	reClose        = regexp.MustCompile(`(?i)^\s*((close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|start\s+shopping|continue\s+to\s+(the\s+)?(store|shop|site|website)|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)(\s+(this|the))?\s*(dialog|popup|pop-up|modal|banner|window|form)?\s*[.!]?|no,?\s+thanks?,\s+[^.!]{1,40}[.!]?)\s*$`)
 	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
 	reVariant      = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
