@@ -474,14 +474,36 @@ func (s *session) act(it Item, role, name, why string) error {
 		return errGone
 	}
 	s.forget()
+	docs := len(s.page.Documents())
+	_ = s.page.TakeOpened(ctx)
 	if err := s.page.Click(ctx, pt.X, pt.Y); err != nil {
 		s.record("click", role, name, "the click failed")
 		return errGone
 	}
 	_ = s.settle(ctx)
 	st, _ := s.state()
+	if u := s.page.TakeOpened(ctx); webAddress(u) && len(s.page.Documents()) == docs {
+		// The click opened a new tab or window (a link with a target,
+		// window.open): the shopper follows it in its own tab, as the
+		// link it would be, judged by the guard first.
+		s.recordState(st, "click", role, name, why+" (it opened a new tab)")
+		if err := s.judge(st); err != nil {
+			return err
+		}
+		if r := Forbidden(Item{Tag: "a", Href: u, Name: name}); r != "" {
+			return s.refuse(role, name, r)
+		}
+		return s.open(u, "follow the new tab in this one")
+	}
 	s.recordState(st, "click", role, name, why)
 	return s.judge(st)
+}
+
+// webAddress reports an http or https address (not about:blank, a
+// script, or data).
+func webAddress(raw string) bool {
+	u, err := url.Parse(raw)
+	return err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
 }
 
 // choose picks an option of a select, after the guard allows the select.

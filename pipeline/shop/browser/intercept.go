@@ -21,6 +21,7 @@ import (
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
+	"github.com/chromedp/cdproto/target"
 	"github.com/chromedp/chromedp"
 
 	"svc/pipeline/fetch"
@@ -114,6 +115,13 @@ func (p *Page) watch(ev any) {
 			default:
 			}
 		}
+	case *page.EventWindowOpen:
+		// The new tab itself loads nothing: its requests are not
+		// intercepted and meet the refusing proxy. TakeOpened hands the
+		// address to the shopper, which may follow it in this tab.
+		p.mu.Lock()
+		p.opened = e.URL
+		p.mu.Unlock()
 	case *page.EventJavascriptDialogOpening:
 		// alert, confirm, prompt, beforeunload: always dismissed (a
 		// confirm is answered "cancel"), never left to block the page.
@@ -342,6 +350,34 @@ func (p *Page) Documents() []Document {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	return append([]Document(nil), p.docs...)
+}
+
+// TakeOpened returns the address the page last asked to open in a new
+// tab or window since the last call ("" when none), and forgets it. When
+// there was one it closes the tabs and windows the page opened and brings
+// the page to the front again: a page behind a new window draws no
+// frames, and a tap waits for one.
+func (p *Page) TakeOpened(ctx context.Context) string {
+	p.mu.Lock()
+	u := p.opened
+	p.opened = ""
+	p.mu.Unlock()
+	if u == "" {
+		return ""
+	}
+	ctx, cancel := p.with(ctx)
+	defer cancel()
+	if c := chromedp.FromContext(p.ctx); c != nil && c.Target != nil {
+		if res, err := chromedp.CallBrowser(ctx, target.GetTargets, target.GetTargetsParams{}); err == nil {
+			for _, t := range res.TargetInfos {
+				if t.OpenerID == c.Target.TargetID {
+					_, _ = chromedp.CallBrowser(ctx, target.CloseTarget, target.CloseTargetParams{TargetID: t.TargetID})
+				}
+			}
+		}
+	}
+	_, _ = chromedp.Call(ctx, page.BringToFront, cdp.Empty{})
+	return u
 }
 
 // Refusals are the requests refused so far.

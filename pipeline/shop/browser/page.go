@@ -131,6 +131,9 @@ type Page struct {
 	// navRequested is when the main frame last asked for a navigation
 	// that has not started yet (zero when none is pending).
 	navRequested time.Time
+	// opened is the address the page last asked to open in a new tab or
+	// window (a link with a target, window.open), until TakeOpened.
+	opened string
 	// rtt is the mean round trip of short evaluations: how busy the
 	// renderer is, which sets Settle's quiet window. rttAt is when it was
 	// last sampled.

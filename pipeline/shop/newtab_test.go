@@ -1,0 +1,52 @@
+package shop
+
+import (
+	"fmt"
+	"net/http"
+	"testing"
+)
+
+// newTabShop opens its pages in new tabs: its product links have
+// target="_blank", and its cart's checkout button opens the checkout with
+// window.open, as Shopify's Buy Button does for a shop embedded in
+// another site (its cart's checkout opens in a new window by default).
+// A shopper that stays in its first tab sees nothing happen. The checkout
+// page has card fields and a place-order trap.
+func newTabShop() *realShop {
+	return &realShop{host: "new-tabs.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		page := func(title, body string) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
+<body><header><a href="/">Tidepool Studio</a></header><main><h1>%s</h1>%s</main></body></html>`, title, title, body)
+		}
+		switch {
+		case r.URL.Path == "/":
+			page("Tidepool Studio", `<ul><li class="product"><a href="/products/sea-glass-print" target="_blank" rel="noopener">Sea Glass Print</a></li></ul>`)
+		case r.URL.Path == "/products/sea-glass-print":
+			page("Sea Glass Print", `<p>$64.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="print"><button type="submit">Add to cart</button></form>`)
+		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "print", Path: "/"})
+			http.Redirect(w, r, "/cart", http.StatusSeeOther)
+		case r.URL.Path == "/cart":
+			if c, err := r.Cookie("cart"); err != nil || c.Value != "print" {
+				page("Your cart", `<p>Your cart is empty.</p>`)
+				return
+			}
+			page("Your cart", `<table><tr class="cart-item"><td>Sea Glass Print</td><td>1</td></tr></table>
+<button type="button" class="shopify-buy__btn shopify-buy__btn--cart-checkout" onclick="window.open('/checkout', 'checkout')">Checkout</button>`)
+		case r.URL.Path == "/checkout":
+			page("Checkout", trapCheckout)
+		default:
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersFollowNewTabsInTheirOwn: a product link that opens a new
+// tab and a checkout button that opens a new window are followed in the
+// shopper's own tab, and A, B and E reach checkout.
+func TestShoppersFollowNewTabsInTheirOwn(t *testing.T) {
+	for sh, rep := range runOnShop(t, newTabShop(), Semantic, Accessibility, Mobile) {
+		wantOutcome(t, sh, rep, CheckoutReached)
+	}
+}
