@@ -448,14 +448,20 @@
   // after that. At most 12 stops and budget ms; then it scrolls back to
   // where it was. It reports how many controls were veiled and how many
   // appeared.
-  async function reveal(budget) {
+  //
+  // A page with no veiled control is scrolled through once, quickly (two
+  // frames a stop, within glance ms), when it is taller than the screen:
+  // a section loaded when its place comes near the screen (an
+  // IntersectionObserver, then a fetch) is there once the wait that
+  // follows is over.
+  async function reveal(budget, glance) {
     const veiled = [];
     for (const el of allElements(document.documentElement, [], 20000)) {
       if (veiled.length >= 400) break;
       if (!(el.matches && el.matches(ACTIONABLE)) || shown.has(el) || swept.has(el) || sight(el) !== 'veiled') continue;
       if (el.getBoundingClientRect().top >= innerHeight) veiled.push(el);
     }
-    if (!veiled.length) return {veiled: 0, shown: 0};
+    if (!veiled.length) return {veiled: 0, shown: 0, glanced: await glanceDown(glance)};
     const x0 = scrollX, y0 = scrollY, until = performance.now() + budget;
     const tops = veiled.map(el => el.getBoundingClientRect().top + scrollY);
     const last = Math.max(...tops);
@@ -483,6 +489,26 @@
     }
     scrollTo({left: x0, top: y0, behavior: 'instant'});
     return {veiled: veiled.length, shown: count};
+  }
+
+  // glanced records that glanceDown has run on this document.
+  let glanced = false;
+
+  // glanceDown scrolls once down a page taller than 1.5 screens and back,
+  // three quarters of a screen a stop, two frames a stop, for at most ms.
+  // It reports whether it scrolled.
+  async function glanceDown(ms) {
+    const h = document.documentElement.scrollHeight;
+    if (glanced || ms <= 0 || h < innerHeight * 1.5) return false;
+    glanced = true;
+    const x0 = scrollX, y0 = scrollY, until = performance.now() + ms;
+    for (let y = y0 + innerHeight * 0.75, stops = 0; stops < 12 && y < h && performance.now() < until; y += innerHeight * 0.75, stops++) {
+      scrollTo({left: x0, top: y, behavior: 'instant'});
+      await frame();
+      await frame();
+    }
+    scrollTo({left: x0, top: y0, behavior: 'instant'});
+    return true;
   }
 
   // unveiled waits, at most 250 ms, for an element just scrolled into

@@ -257,8 +257,11 @@ func (s *session) lookAgain(f finder, v view, what string) (again view, how stri
 	s.waited[what] = true
 	start := time.Now()
 	how = fmt.Sprintf("after waiting %d ms", patience.Milliseconds())
-	if s.reveal() {
+	switch appeared, glanced := s.reveal(patience); {
+	case appeared:
 		how = "when scrolled to"
+	case glanced:
+		how = fmt.Sprintf("after scrolling down the page and waiting %d ms", patience.Milliseconds())
 	}
 	if err := s.pause(patience - time.Since(start)); err != nil {
 		return v, "", false
@@ -279,21 +282,31 @@ const revealBudget = 1500 * time.Millisecond
 // Elementor's entrance animations) show them only then. It records the
 // scroll and reports whether any control appeared; those that did count
 // as seen from then on, and a click waits for one to appear again once
-// scrolled to (dom.js: reveal, unveiled). A page with no such control
-// costs one reading.
-func (s *session) reveal() bool {
+// scrolled to (dom.js: reveal, unveiled). A page with no such control is
+// scrolled down once, quickly, within glance, so that a section loaded
+// when scrolled near is there after the wait that follows (glanced: it
+// scrolled).
+func (s *session) reveal(glance time.Duration) (appeared, glanced bool) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r struct {
-		Veiled int `json:"veiled"`
-		Shown  int `json:"shown"`
+		Veiled  int  `json:"veiled"`
+		Shown   int  `json:"shown"`
+		Glanced bool `json:"glanced"`
 	}
-	if err := s.page.Eval(ctx, fmt.Sprintf("%s.reveal(%d)", helper, revealBudget.Milliseconds()), &r); err != nil || r.Veiled == 0 {
-		return false
+	expr := fmt.Sprintf("%s.reveal(%d, %d)", helper, revealBudget.Milliseconds(), glance.Milliseconds())
+	if err := s.page.Eval(ctx, expr, &r); err != nil {
+		return false, false
+	}
+	if r.Glanced {
+		s.forget()
+	}
+	if r.Veiled == 0 {
+		return false, r.Glanced
 	}
 	s.forget()
 	s.record("scroll", "", "", fmt.Sprintf("scrolled down the page: %d of %d controls hidden below the fold appeared when scrolled to", r.Shown, r.Veiled))
-	return r.Shown > 0
+	return r.Shown > 0, false
 }
 
 // lateNote is the step note of a thing found only by the second look.
@@ -462,7 +475,7 @@ func (s *session) awaitCartEvidence() (bool, string) {
 // scrolled down to what the page veils below the fold: a cart whose lines
 // fade in when scrolled to. It is false when nothing appeared.
 func (s *session) revealedCartEvidence() (bool, string) {
-	if !s.reveal() {
+	if appeared, _ := s.reveal(0); !appeared {
 		return false, ""
 	}
 	st, _ := s.state()

@@ -200,7 +200,7 @@ func TestRevealCountsOnlyWhatScrollingShows(t *testing.T) {
 			t.Errorf("before scrolling, %q counts as seen", n)
 		}
 	}
-	if !s.reveal() {
+	if appeared, _ := s.reveal(0); !appeared {
 		t.Fatal("reveal says nothing appeared")
 	}
 	if last := s.rep.Log[len(s.rep.Log)-1]; !strings.Contains(last.Note, "1 of 3 controls") {
@@ -216,7 +216,52 @@ func TestRevealCountsOnlyWhatScrollingShows(t *testing.T) {
 		}
 	}
 	steps := len(s.rep.Log)
-	if s.reveal() || len(s.rep.Log) != steps {
+	if appeared, _ := s.reveal(0); appeared || len(s.rep.Log) != steps {
 		t.Error("a second reveal scrolled again to controls already swept")
+	}
+}
+
+// lazyGridShop renders its home page's product grid only when the grid's
+// place comes near the screen, as storefronts that load their sections
+// lazily do (an IntersectionObserver on the section, then a fetch of its
+// products): nothing below the fold is in the page until a person scrolls
+// down, and the page offers no other way to a product.
+func lazyGridShop() *realShop {
+	return &realShop{host: "lazy-grid.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		page := func(title, body string) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
+<body><header><a href="/">Fern &amp; Field</a></header><main><h1>%s</h1>%s</main><footer style="height: 300px">Fern &amp; Field</footer></body></html>`, title, title, body)
+		}
+		switch {
+		case r.URL.Path == "/":
+			page("Fern & Field", `<div class="hero" style="height: 1600px; background: #efe"><p>Plants for every room.</p></div>
+<section id="featured" data-section="/sections/featured" style="min-height: 200px"></section>
+<script>
+const section = document.getElementById('featured');
+const seen = new IntersectionObserver(async entries => {
+  if (!entries.some(e => e.isIntersecting)) return;
+  seen.disconnect();
+  section.innerHTML = await (await fetch(section.dataset.section)).text();
+}, {rootMargin: '200px'});
+seen.observe(section);
+</script>`)
+		case r.URL.Path == "/sections/featured":
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprint(w, `<h2>Featured</h2><ul><li class="product"><a href="/products/snake-plant">Snake Plant</a></li></ul>`)
+		case r.URL.Path == "/products/snake-plant":
+			page("Snake Plant", `<p>$32.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="plant"><button type="submit">Add to cart</button></form>`)
+		case !cartFlow(w, r, "plant", "Snake Plant", func(title, body string) { page(title, body) }):
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersScrollDownToALazyGrid: when a look finds no product, A, B
+// and E scroll down the page before looking again, so that a grid loaded
+// when its place is scrolled near is there, and reach checkout.
+func TestShoppersScrollDownToALazyGrid(t *testing.T) {
+	for sh, rep := range runOnShop(t, lazyGridShop(), Semantic, Accessibility, Mobile) {
+		wantOutcome(t, sh, rep, CheckoutReached)
 	}
 }
