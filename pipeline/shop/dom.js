@@ -260,7 +260,14 @@
         it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');
       }
     }
-    if (tag === 'button' && it.type !== 'radio' && !it.role && ariaPressed === null) {
+    // A control that opens a list of options drawn by script (Headless
+    // UI's Listbox button, a custom combobox); not a text field.
+    const haspopup = (el.getAttribute('aria-haspopup') || '').toLowerCase();
+    if ((it.role === 'combobox' && tag !== 'input') || haspopup === 'listbox') {
+      it.popup = true;
+      it.expanded = el.getAttribute('aria-expanded') === 'true';
+    }
+    if (tag === 'button' && it.type !== 'radio' && !it.role && ariaPressed === null && !it.popup) {
       const g = optionGroup(el);
       if (g) { it.type = 'radio'; it.group = g; it.stateless = true; }
     }

@@ -188,6 +188,7 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 		})
 		if role == "combobox" || role == "PopUpButton" {
 			it.Options = axOptions(n, byID)
+			it.Expanded = axBool(n, accessibility.PropertyNameExpanded)
 		}
 		its = append(its, it)
 	}
@@ -351,6 +352,18 @@ func (axFinder) variant(v view, tried func(control) bool) (control, *Option, boo
 			continue
 		}
 		return axCtl(it), nil, true
+	}
+	// A list of options drawn only once opened: a popup button whose
+	// options are not in the tree yet, or a button that asks for the
+	// choice ("Select a size"; Chromium's tree shows a button with
+	// aria-haspopup="listbox" as a plain button). Open it, and choose at
+	// the next look.
+	for _, it := range v.items {
+		popup := (it.Role == "combobox" || it.Role == "PopUpButton") && reVariant.MatchString(it.Name) ||
+			it.Role == "button" && rePrompt.MatchString(it.Name)
+		if popup && !it.Expanded && len(it.Options) == 0 && !it.Disabled && !tried(axCtl(it)) {
+			return axCtl(it), nil, true
+		}
 	}
 	return control{}, nil, false
 }

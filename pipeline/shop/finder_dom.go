@@ -226,6 +226,17 @@ func (domFinder) variant(v view, tried func(control) bool) (control, *Option, bo
 		}
 		return ctl(it), nil, true
 	}
+	// A list of options drawn only once opened: open it, and choose from
+	// it at the next look.
+	for _, it := range v.items {
+		prompt := (it.Tag == "button" || it.Role == "button") && rePrompt.MatchString(label(it))
+		if !it.Popup && !prompt || it.Expanded || !it.Visible || it.Disabled || Forbidden(it) != "" || it.Region == "nav" || it.Region == "footer" {
+			continue
+		}
+		if (prompt || reVariant.MatchString(label(it)+" "+it.Aria+" "+it.ID)) && !tried(ctl(it)) {
+			return ctl(it), nil, true
+		}
+	}
 	return control{}, nil, false
 }
 

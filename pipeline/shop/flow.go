@@ -74,7 +74,9 @@ var (
 	// reMarketing one that signs up for mail, which a shopper never ticks.
 	reTerms     = regexp.MustCompile(`(?i)\b(agree|accept|consent|have\s+read)\b.{0,80}\b(terms|conditions|polic(y|ies))\b|\bterms\s+(and|&)\s+conditions\b|\bterms\s+of\s+(service|sale|use)\b`)
 	reMarketing = regexp.MustCompile(`(?i)newsletter|subscri|marketing|promotion|\boffers?\b|\bnews\b|e-?mail\s+me|text\s+me|\bsms\b|\bupdates\b`)
-	rePick      = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
+	// rePrompt is a control's word that asks for an option's value.
+	rePrompt = regexp.MustCompile(`(?i)\b(select|choose|pick)\s+(a\s+|an\s+|your\s+)?(size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent)\b`)
+	rePick   = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
 
 // termsWords reports a box's name that agrees to the store's terms and

@@ -109,3 +109,69 @@ func TestShoppersChooseOptionsFromPlainButtons(t *testing.T) {
 	}
 	wantOutcome(t, Accessibility, reps[Accessibility], NoCart)
 }
+
+// listboxShop's product page picks its size from a listbox drawn by
+// script, the way Headless UI's Listbox (tailwindlabs/headlessui,
+// packages/@headlessui-react/src/components/listbox) renders one: a button
+// with aria-haspopup="listbox" and aria-expanded="false" showing "Select a
+// size"; a click renders a role="listbox" labelled by that button, whose
+// role="option" items carry aria-selected (a size out of stock is
+// aria-disabled). There is no native select. The add button stays
+// disabled until a size is chosen. The cart and checkout follow cartFlow.
+func listboxShop() *realShop {
+	return &realShop{host: "listbox-select.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		page := func(title, body string) {
+			w.Header().Set("Content-Type", "text/html; charset=utf-8")
+			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
+<body><header><a href="/">Northwind Outfitters</a></header><main><h1>%s</h1>%s</main></body></html>`, title, title, body)
+		}
+		switch {
+		case r.URL.Path == "/":
+			page("Northwind Outfitters", `<ul><li class="product"><a href="/products/rain-jacket">Rain Jacket</a></li></ul>`)
+		case r.URL.Path == "/products/rain-jacket":
+			page("Rain Jacket", `<p>$140.00</p>
+<div class="relative"><label id="size-label">Size</label>
+<button type="button" id="size-button" aria-haspopup="listbox" aria-expanded="false" aria-labelledby="size-label size-button"><span>Select a size</span></button>
+<div id="size-options"></div></div>
+<form method="post" action="/cart/add"><input type="hidden" name="id" value=""><button type="submit" id="add" disabled>Add to cart</button></form>
+<script>
+const sizes = [['S', false], ['M', true], ['L', true]];
+const button = document.getElementById('size-button'), box = document.getElementById('size-options');
+let chosen = '';
+function close() { box.innerHTML = ''; button.setAttribute('aria-expanded', 'false'); }
+button.addEventListener('click', () => {
+  if (button.getAttribute('aria-expanded') === 'true') { close(); return; }
+  button.setAttribute('aria-expanded', 'true');
+  box.innerHTML = '<ul role="listbox" aria-labelledby="size-button" tabindex="0">' + sizes.map(([v, ok]) =>
+    '<li role="option" data-v="' + v + '" aria-selected="' + (v === chosen) + '"' + (ok ? '' : ' aria-disabled="true"') + ' tabindex="-1">' + v + (ok ? '' : ' (sold out)') + '</li>').join('') + '</ul>';
+  box.querySelectorAll('[role=option]').forEach(o => o.addEventListener('click', () => {
+    if (o.getAttribute('aria-disabled') === 'true') return;
+    chosen = o.dataset.v;
+    button.querySelector('span').textContent = chosen;
+    document.querySelector('[name=id]').value = 'jacket-' + chosen;
+    document.getElementById('add').disabled = false;
+    close();
+  }));
+});
+</script>`)
+		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost && !strings.HasPrefix(formValue(r, "id"), "jacket-"):
+			http.Error(w, "choose a size", http.StatusBadRequest)
+		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "jacket", Path: "/"})
+			http.Redirect(w, r, "/cart", http.StatusSeeOther)
+		case !cartFlow(w, r, "jacket", "Rain Jacket", func(title, body string) { page(title, body) }):
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersChooseFromAListbox: A and E open a size listbox drawn by
+// script, choose the first size on sale (not the sold-out one) and reach
+// checkout; B, which sees a plain button named "Size Select a size"
+// (Chromium's tree keeps no sign of its popup), opens it by its words,
+// chooses from the options then in the tree, and does too.
+func TestShoppersChooseFromAListbox(t *testing.T) {
+	for sh, rep := range runOnShop(t, listboxShop(), Semantic, Accessibility, Mobile) {
+		wantOutcome(t, sh, rep, CheckoutReached)
+	}
+}

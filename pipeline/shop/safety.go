@@ -39,10 +39,15 @@ type Item struct {
 	// Stateless marks an option's value drawn as a plain button in its
 	// group (Type "radio"): whether it is chosen only its style shows, so
 	// Checked says nothing.
-	Stateless bool     `json:"stateless"`
-	Field     string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
-	Editable  bool     `json:"editable"`
-	Options   []Option `json:"options,omitempty"`
+	Stateless bool `json:"stateless"`
+	// Popup marks a control that opens a list of options (a combobox, a
+	// button with aria-haspopup="listbox"); Expanded, that its list is
+	// open.
+	Popup    bool     `json:"popup"`
+	Expanded bool     `json:"expanded"`
+	Field    string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
+	Editable bool     `json:"editable"`
+	Options  []Option `json:"options,omitempty"`
 	// Clickable marks an element with no role that acts by a script's
 	// click handler (a React product card): its cursor is a pointer.
 	Clickable bool `json:"clickable"`
