@@ -396,9 +396,14 @@ func (s *session) buy(f finder) error {
 		}
 	}
 	if !ok {
-		if soldOut {
+		// Disabled is sold out only when the page says so: an add button
+		// kept disabled until an option is chosen is not.
+		if soldOut && reSoldOut.MatchString(v.st.Text) {
 			s.record("inspect", "", "", "the product is sold out")
 			return errSoldOut
+		}
+		if soldOut {
+			s.record("inspect", "", "", "the add control is disabled, and the page does not say the product is sold out")
 		}
 		return errNoAdd
 	}

@@ -107,7 +107,11 @@ func TestShoppersChooseOptionsFromPlainButtons(t *testing.T) {
 			t.Errorf("%s chose %q, want one value of each of the two options", sh, chose)
 		}
 	}
-	wantOutcome(t, Accessibility, reps[Accessibility], NoCart)
+	b := reps[Accessibility]
+	wantOutcome(t, Accessibility, b, NoCart)
+	if b.Reason == "sold_out" {
+		t.Errorf("B says the product is sold out; its add button was only waiting for a choice")
+	}
 }
 
 // listboxShop's product page picks its size from a listbox drawn by
