@@ -426,7 +426,7 @@
     return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
   }
 
-    // frame waits for the next frame (a tab that draws none still moves
+  // frame waits for the next frame (a tab that draws none still moves
   // on after 50 ms).
   const frame = () => new Promise(r => { requestAnimationFrame(() => r()); setTimeout(r, 50); });
 
@@ -519,9 +519,9 @@
   }
 
   // unveiled waits, at most 250 ms, for an element just scrolled into
-  // view to appear, if it is veiled, and then for its fade to end: a
-  // reveal-on-scroll theme starts showing it within a frame or two, or
-  // 99 ms.
+  // view to start appearing, if it is veiled (settled then waits for its
+  // fade to end): a reveal-on-scroll theme starts showing it within a
+  // frame or two, or 99 ms.
   async function unveiled(el) {
     const until = performance.now() + 250;
     while (!appearing(el) && performance.now() < until) await frame();

@@ -243,12 +243,13 @@ const patience = 300 * time.Millisecond
 
 // lookAgain looks at the page once more, the first time a run looks for
 // what (a product, an add control, a checkout control) and does not find
-// it: it scrolls down through any controls veiled below the fold (see
-// reveal), waits out the rest of patience, and reads the page again. A
-// store's pages share their templates, so a second product page that
-// lacks its button lacks it for good. how says what the second look did
-// ("after waiting 300 ms", "when scrolled to"); ok is false when it did
-// not look or could not read.
+// it: it scrolls down through any controls veiled below the fold, or
+// else glances down a tall page (see reveal), waits out the rest of
+// patience, and reads the page again. A store's pages share their
+// templates, so a second product page that lacks its button lacks it for
+// good. how says what the second look did ("after waiting 300 ms", "when
+// scrolled to", "after scrolling down the page and waiting 300 ms"); ok
+// is false when it did not look or could not read.
 func (s *session) lookAgain(f finder, v view, what string) (again view, how string, ok bool) {
 	if s.waited[what] {
 		return v, "", false
