@@ -74,12 +74,5 @@ document.querySelector('.product-form').addEventListener('submit', async e => {
 // find the checkout button in the cart drawer drawn as a modal <dialog>
 // (the page behind it inert), and reach checkout.
 func TestShoppersCheckOutFromAModalDialogDrawer(t *testing.T) {
-	for sh, rep := range runOnShop(t, dialogDrawerShop(), Semantic, Accessibility, Mobile) {
-		wantOutcome(t, sh, rep, CheckoutReached)
-		if testing.Verbose() {
-			for _, st := range rep.Log {
-				t.Logf("%s %d %s %q — %s [%s]", sh, st.N, st.Action, st.Name, st.Note, st.Title)
-			}
-		}
-	}
+	wantEach(t, dialogDrawerShop(), CheckoutReached, Semantic, Accessibility, Mobile)
 }

@@ -104,6 +104,23 @@ func runOnShop(t *testing.T, shop *realShop, shoppers ...Shopper) map[Shopper]*R
 	return out
 }
 
+// wantEach runs shoppers on shop's front page and holds every run to want.
+func wantEach(t *testing.T, shop *realShop, want string, shoppers ...Shopper) {
+	t.Helper()
+	for sh, rep := range runOnShop(t, shop, shoppers...) {
+		wantOutcome(t, sh, rep, want)
+	}
+}
+
+// shopPage writes a test shop's page: a viewport, the title, a header
+// holding header, an h1 of the title over body in main, and tail after
+// main (a footer, a dialog).
+func shopPage(w http.ResponseWriter, header, title, body, tail string) {
+	w.Header().Set("Content-Type", "text/html; charset=utf-8")
+	fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
+<body><header>%s</header><main><h1>%s</h1>%s</main>%s</body></html>`, title, header, title, body, tail)
+}
+
 // wantOutcome holds a run to its outcome, logging its steps when not.
 func wantOutcome(t *testing.T, sh Shopper, rep *Report, want string) {
 	t.Helper()

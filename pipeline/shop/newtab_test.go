@@ -1,7 +1,6 @@
 package shop
 
 import (
-	"fmt"
 	"net/http"
 	"testing"
 )
@@ -14,11 +13,7 @@ import (
 // page has card fields and a place-order trap.
 func newTabShop() *realShop {
 	return &realShop{host: "new-tabs.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
-		page := func(title, body string) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
-<body><header><a href="/">Tidepool Studio</a></header><main><h1>%s</h1>%s</main></body></html>`, title, title, body)
-		}
+		page := func(title, body string) { shopPage(w, `<a href="/">Tidepool Studio</a>`, title, body, "") }
 		switch {
 		case r.URL.Path == "/":
 			page("Tidepool Studio", `<ul><li class="product"><a href="/products/sea-glass-print" target="_blank" rel="noopener">Sea Glass Print</a></li></ul>`)
@@ -46,7 +41,5 @@ func newTabShop() *realShop {
 // tab and a checkout button that opens a new window are followed in the
 // shopper's own tab, and A, B and E reach checkout.
 func TestShoppersFollowNewTabsInTheirOwn(t *testing.T) {
-	for sh, rep := range runOnShop(t, newTabShop(), Semantic, Accessibility, Mobile) {
-		wantOutcome(t, sh, rep, CheckoutReached)
-	}
+	wantEach(t, newTabShop(), CheckoutReached, Semantic, Accessibility, Mobile)
 }

@@ -161,9 +161,7 @@ func revealShop(kind string) *realShop {
 func TestShoppersSeeWhatAppearsWhenScrolledTo(t *testing.T) {
 	for _, kind := range revealKinds {
 		t.Run(kind, func(t *testing.T) {
-			for sh, rep := range runOnShop(t, revealShop(kind), Semantic, Accessibility, Mobile) {
-				wantOutcome(t, sh, rep, CheckoutReached)
-			}
+			wantEach(t, revealShop(kind), CheckoutReached, Semantic, Accessibility, Mobile)
 		})
 	}
 }
@@ -229,9 +227,7 @@ func TestRevealCountsOnlyWhatScrollingShows(t *testing.T) {
 func lazyGridShop() *realShop {
 	return &realShop{host: "lazy-grid.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
 		page := func(title, body string) {
-			w.Header().Set("Content-Type", "text/html; charset=utf-8")
-			fmt.Fprintf(w, `<!doctype html><html lang="en"><head><meta name="viewport" content="width=device-width, initial-scale=1"><title>%s</title></head>
-<body><header><a href="/">Fern &amp; Field</a></header><main><h1>%s</h1>%s</main><footer style="height: 300px">Fern &amp; Field</footer></body></html>`, title, title, body)
+			shopPage(w, `<a href="/">Fern &amp; Field</a>`, title, body, `<footer style="height: 300px">Fern &amp; Field</footer>`)
 		}
 		switch {
 		case r.URL.Path == "/":
@@ -261,7 +257,5 @@ seen.observe(section);
 // and E scroll down the page before looking again, so that a grid loaded
 // when its place is scrolled near is there, and reach checkout.
 func TestShoppersScrollDownToALazyGrid(t *testing.T) {
-	for sh, rep := range runOnShop(t, lazyGridShop(), Semantic, Accessibility, Mobile) {
-		wantOutcome(t, sh, rep, CheckoutReached)
-	}
+	wantEach(t, lazyGridShop(), CheckoutReached, Semantic, Accessibility, Mobile)
 }

@@ -37,7 +37,5 @@ func smoothShop() *realShop {
 // smoothly, A, B and E click each control below the fold where it is once
 // scrolled to, and reach checkout.
 func TestShoppersClickWhereSmoothScrollingStops(t *testing.T) {
-	for sh, rep := range runOnShop(t, smoothShop(), Semantic, Accessibility, Mobile) {
-		wantOutcome(t, sh, rep, CheckoutReached)
-	}
+	wantEach(t, smoothShop(), CheckoutReached, Semantic, Accessibility, Mobile)
 }
