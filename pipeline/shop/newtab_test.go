@@ -2,6 +2,7 @@ package shop
 
 import (
 	"net/http"
+	"strings"
 	"testing"
 )
 
@@ -29,6 +30,8 @@ func newTabShop() *realShop {
 			}
 			page("Your cart", `<table><tr class="cart-item"><td>Sea Glass Print</td><td>1</td></tr></table>
 <button type="button" class="shopify-buy__btn shopify-buy__btn--cart-checkout" onclick="window.open('/checkout', 'checkout')">Checkout</button>`)
+		case r.URL.Path == "/popunder":
+			page("Sea Glass Print", `<button type="button" onclick="window.open('https://adnetwork.example/pop', '_blank')">Add to cart</button>`)
 		case r.URL.Path == "/checkout":
 			page("Checkout", trapCheckout)
 		default:
@@ -42,4 +45,36 @@ func newTabShop() *realShop {
 // shopper's own tab, and A, B and E reach checkout.
 func TestShoppersFollowNewTabsInTheirOwn(t *testing.T) {
 	wantEach(t, newTabShop(), CheckoutReached, Semantic, Accessibility, Mobile)
+}
+
+// TestANewTabOnAnotherSiteIsNotFollowed: a click whose page opens a tab on
+// another brand's site (a pop-under advertisement) leaves the shopper
+// where it was.
+func TestANewTabOnAnotherSiteIsNotFollowed(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{newTabShop()})
+	s := heldoutSession(t, h.runOptions(t), "new-tabs.test")
+	if err := s.open("https://new-tabs.test/popunder", "test"); err != nil {
+		t.Fatal(err)
+	}
+	its, err := s.items()
+	if err != nil || len(its) == 0 {
+		t.Fatalf("items: %v, %v", its, err)
+	}
+	var add Item
+	for _, it := range its {
+		if it.Name == "Add to cart" {
+			add = it
+		}
+	}
+	if err := s.act(add, "button", "Add to cart", "add to cart"); err != nil {
+		t.Fatal(err)
+	}
+	last := s.rep.Log[len(s.rep.Log)-1]
+	if !strings.Contains(last.Note, "not followed") || !strings.HasSuffix(last.URL, "/popunder") {
+		t.Errorf("the last step is %+v, want the click, not followed, on the same page", last)
+	}
 }

@@ -485,7 +485,13 @@ func (s *session) act(it Item, role, name, why string) error {
 	if u := s.page.TakeOpened(ctx); webAddress(u) && len(s.page.Documents()) == docs {
 		// The click opened a new tab or window (a link with a target,
 		// window.open): the shopper follows it in its own tab, as the
-		// link it would be, judged by the guard first.
+		// link it would be, judged by the guard first; never to another
+		// brand's site (a pop-under advertisement).
+		pu, _ := url.Parse(u)
+		if !s.sameBrand(pu) {
+			s.recordState(st, "click", role, name, why+" (it opened a tab on another site, not followed)")
+			return s.judge(st)
+		}
 		s.recordState(st, "click", role, name, why+" (it opened a new tab)")
 		if err := s.judge(st); err != nil {
 			return err
