@@ -461,9 +461,15 @@
   // a section loaded when its place comes near the screen (an
   // IntersectionObserver, then a fetch) is there once the wait that
   // follows is over.
+  //
+  // A document beyond the 20,000 elements the shoppers read is left as it
+  // is: scrolling through one (a page of 2 MiB of text) had the renderer
+  // paint and keep some 40 MB more.
   async function reveal(budget, glance) {
     const veiled = [];
-    for (const el of allElements(document.documentElement, [], 20000)) {
+    const els = allElements(document.documentElement, [], 20000);
+    if (els.length >= 20000) return {veiled: 0, shown: 0, glanced: false};
+    for (const el of els) {
       if (veiled.length >= 400) break;
       if (!(el.matches && el.matches(ACTIONABLE)) || shown.has(el) || swept.has(el) || sight(el) !== 'veiled') continue;
       if (el.getBoundingClientRect().top >= innerHeight) veiled.push(el);

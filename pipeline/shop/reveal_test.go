@@ -242,6 +242,9 @@ const seen = new IntersectionObserver(async entries => {
 }, {rootMargin: '200px'});
 seen.observe(section);
 </script>`)
+		case r.URL.Path == "/journal":
+			// A tall page of 20,500 paragraphs: beyond what the shoppers read.
+			page("Journal", strings.Repeat("<p>Notes from the greenhouse.</p>", 20500))
 		case r.URL.Path == "/sections/featured":
 			w.Header().Set("Content-Type", "text/html; charset=utf-8")
 			fmt.Fprint(w, `<h2>Featured</h2><ul><li class="product"><a href="/products/snake-plant">Snake Plant</a></li></ul>`)
@@ -258,4 +261,28 @@ seen.observe(section);
 // when its place is scrolled near is there, and reach checkout.
 func TestShoppersScrollDownToALazyGrid(t *testing.T) {
 	wantEach(t, lazyGridShop(), CheckoutReached, Semantic, Accessibility, Mobile)
+}
+
+// TestRevealGlancesOnlyWithinTheReadingBound: the second look glances down
+// a tall page, but leaves a document beyond the 20,000 elements the
+// shoppers read as it is (scrolling one had the renderer keep some 40 MB
+// more).
+func TestRevealGlancesOnlyWithinTheReadingBound(t *testing.T) {
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{lazyGridShop()})
+	s := heldoutSession(t, h.runOptions(t), "lazy-grid.test")
+	for _, c := range []struct {
+		path string
+		want bool
+	}{{"/", true}, {"/journal", false}} {
+		if err := s.open("https://lazy-grid.test"+c.path, "test"); err != nil {
+			t.Fatal(err)
+		}
+		if _, glanced := s.reveal(patience); glanced != c.want {
+			t.Errorf("%s: glanced %v, want %v", c.path, glanced, c.want)
+		}
+	}
 }
