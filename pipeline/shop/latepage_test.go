@@ -104,6 +104,18 @@ func runOnShop(t *testing.T, shop *realShop, shoppers ...Shopper) map[Shopper]*R
 	return out
 }
 
+// shopSession serves shop and opens a page on it as a run of shopper A
+// would (skipped under -short or without Chromium).
+func shopSession(t *testing.T, shop *realShop) *session {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser runs: not under -short")
+	}
+	needChromiumOrSkip(t)
+	h := newHeldout(t, []*realShop{shop})
+	return heldoutSession(t, h.runOptions(t), shop.host)
+}
+
 // wantEach runs shoppers on shop's front page and holds every run to want.
 func wantEach(t *testing.T, shop *realShop, want string, shoppers ...Shopper) {
 	t.Helper()

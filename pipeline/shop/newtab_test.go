@@ -51,12 +51,7 @@ func TestShoppersFollowNewTabsInTheirOwn(t *testing.T) {
 // another brand's site (a pop-under advertisement) leaves the shopper
 // where it was.
 func TestANewTabOnAnotherSiteIsNotFollowed(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser runs: not under -short")
-	}
-	needChromiumOrSkip(t)
-	h := newHeldout(t, []*realShop{newTabShop()})
-	s := heldoutSession(t, h.runOptions(t), "new-tabs.test")
+	s := shopSession(t, newTabShop())
 	if err := s.open("https://new-tabs.test/popunder", "test"); err != nil {
 		t.Fatal(err)
 	}

@@ -171,12 +171,7 @@ func TestShoppersSeeWhatAppearsWhenScrolledTo(t *testing.T) {
 // when scrolled to (AOS's), never a hover caption or a closed menu's item;
 // a second reveal on the same page waits for none of them again.
 func TestRevealCountsOnlyWhatScrollingShows(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser runs: not under -short")
-	}
-	needChromiumOrSkip(t)
-	h := newHeldout(t, []*realShop{revealShop("aos")})
-	s := heldoutSession(t, h.runOptions(t), "aos-reveal.test")
+	s := shopSession(t, revealShop("aos"))
 	if err := s.open("https://aos-reveal.test/veils", "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -268,12 +263,7 @@ func TestShoppersScrollDownToALazyGrid(t *testing.T) {
 // shoppers read as it is (scrolling one had the renderer keep some 40 MB
 // more).
 func TestRevealGlancesOnlyWithinTheReadingBound(t *testing.T) {
-	if testing.Short() {
-		t.Skip("browser runs: not under -short")
-	}
-	needChromiumOrSkip(t)
-	h := newHeldout(t, []*realShop{lazyGridShop()})
-	s := heldoutSession(t, h.runOptions(t), "lazy-grid.test")
+	s := shopSession(t, lazyGridShop())
 	for _, c := range []struct {
 		path string
 		want bool
