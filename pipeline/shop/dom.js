@@ -204,9 +204,18 @@
   // box's own label, or a short label just before the box), as Next.js
   // Commerce draws them: <dl><dt>Size</dt><dd><button>S</button>…</dd>.
   const OPTION_NAME = /size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch/i;
+  // groups caches optionGroup by box while snapshot reads the page: the
+  // answer depends on the box alone, and every button in it asks.
+  let groups = null;
   function optionGroup(el) {
     const box = el.parentElement;
     if (!box) return '';
+    if (groups && groups.has(box)) return groups.get(box);
+    const name = boxOption(box);
+    if (groups) groups.set(box, name);
+    return name;
+  }
+  function boxOption(box) {
     const buttons = [...box.children].filter(c => c.tagName === 'BUTTON');
     if (buttons.length < 2 || buttons.length > 30 || buttons.some(b => clip(b.innerText || b.textContent).length > 24)) return '';
     let name = '';
@@ -300,14 +309,19 @@
   function snapshot() {
     const els = allElements(document.documentElement, [], 20000);
     const out = [];
-    for (const el of els) {
-      if (out.length >= MAX_ITEMS) break;
-      const card = !(el.matches && el.matches(ACTIONABLE)) && clickableCard(el);
-      if (!card && !(el.matches && el.matches(ACTIONABLE))) continue;
-      const it = item(el);
-      if (!it.visible && it.tag !== 'select') continue;
-      it.clickable = card;
-      out.push(it);
+    groups = new Map();
+    try {
+      for (const el of els) {
+        if (out.length >= MAX_ITEMS) break;
+        const card = !(el.matches && el.matches(ACTIONABLE)) && clickableCard(el);
+        if (!card && !(el.matches && el.matches(ACTIONABLE))) continue;
+        const it = item(el);
+        if (!it.visible && it.tag !== 'select') continue;
+        it.clickable = card;
+        out.push(it);
+      }
+    } finally {
+      groups = null;
     }
     return out;
   }

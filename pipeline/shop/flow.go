@@ -57,6 +57,10 @@ type finder interface {
 	terms(v view) (control, bool)
 }
 
+// optionNames are the words that name a product's option (its size, its
+// colour...); dom.js's OPTION_NAME holds the same list for the page.
+const optionNames = `size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`
+
 var (
 	reAdd = regexp.MustCompile(`(?i)^\s*(\+\s*)?(add\s+(it\s+)?to\s+(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)|add\s+item|add)\b`)
 	// reAddElsewhere is "add" to something that is not the cart: Magento's
@@ -68,14 +72,14 @@ var (
 	reClose        = regexp.MustCompile(`(?i)^\s*((close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|start\s+shopping|continue\s+to\s+(the\s+)?(store|shop|site|website)|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)(\s+(this|the))?\s*(dialog|popup|pop-up|modal|banner|window|form)?\s*[.!]?|no,?\s+thanks?,\s+[^.!]{1,40}[.!]?)\s*$`)
 	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
-	reVariant      = regexp.MustCompile(`(?i)size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent|swatch`)
+	reVariant      = regexp.MustCompile(`(?i)` + optionNames)
 	reListing      = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
 	// reTerms names a box that agrees to the store's terms of sale;
 	// reMarketing one that signs up for mail, which a shopper never ticks.
 	reTerms     = regexp.MustCompile(`(?i)\b(agree|accept|consent|have\s+read)\b.{0,80}\b(terms|conditions|polic(y|ies))\b|\bterms\s+(and|&)\s+conditions\b|\bterms\s+of\s+(service|sale|use)\b`)
 	reMarketing = regexp.MustCompile(`(?i)newsletter|subscri|marketing|promotion|\boffers?\b|\bnews\b|e-?mail\s+me|text\s+me|\bsms\b|\bupdates\b`)
 	// rePrompt is a control's word that asks for an option's value.
-	rePrompt = regexp.MustCompile(`(?i)\b(select|choose|pick)\s+(a\s+|an\s+|your\s+)?(size|colou?r|variant|option|style|fit|length|width|material|flavou?r|scent)\b`)
+	rePrompt = regexp.MustCompile(`(?i)\b(select|choose|pick)\s+(a\s+|an\s+|your\s+)?(` + optionNames + `)\b`)
 	rePick   = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
 
@@ -301,13 +305,12 @@ func (s *session) reveal(glance time.Duration) (appeared, glanced bool) {
 	if err := s.page.Eval(ctx, expr, &r); err != nil {
 		return false, false
 	}
-	if r.Glanced {
-		s.forget()
+	if r.Glanced || r.Veiled > 0 {
+		s.forget() // the page was scrolled
 	}
 	if r.Veiled == 0 {
 		return false, r.Glanced
 	}
-	s.forget()
 	s.record("scroll", "", "", fmt.Sprintf("scrolled down the page: %d of %d controls hidden below the fold appeared when scrolled to", r.Shown, r.Veiled))
 	return r.Shown > 0, false
 }

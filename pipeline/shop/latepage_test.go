@@ -62,6 +62,11 @@ const trapCheckout = `<form action="/trap/order" method="post">
 // checkout link) and the checkout page (card fields and a place-order
 // trap), each drawn by page. It reports whether r was one of those.
 func cartFlow(w http.ResponseWriter, r *http.Request, id, product string, page func(title, body string)) bool {
+	return cartFlowWith(w, r, id, product, `<a href="/checkout">Check out</a>`, page)
+}
+
+// cartFlowWith is cartFlow with the cart page's checkout control given.
+func cartFlowWith(w http.ResponseWriter, r *http.Request, id, product, checkout string, page func(title, body string)) bool {
 	switch {
 	case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
 		http.SetCookie(w, &http.Cookie{Name: "cart", Value: id, Path: "/"})
@@ -71,7 +76,7 @@ func cartFlow(w http.ResponseWriter, r *http.Request, id, product string, page f
 			page("Your cart", `<p>Your cart is empty.</p>`)
 			break
 		}
-		page("Your cart", `<table><tr class="cart-item"><td>`+product+`</td><td>1</td></tr></table><a href="/checkout">Check out</a>`)
+		page("Your cart", `<table><tr class="cart-item"><td>`+product+`</td><td>1</td></tr></table>`+checkout)
 	case r.URL.Path == "/checkout":
 		page("Checkout", trapCheckout)
 	default:

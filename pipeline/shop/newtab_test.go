@@ -20,21 +20,10 @@ func newTabShop() *realShop {
 			page("Tidepool Studio", `<ul><li class="product"><a href="/products/sea-glass-print" target="_blank" rel="noopener">Sea Glass Print</a></li></ul>`)
 		case r.URL.Path == "/products/sea-glass-print":
 			page("Sea Glass Print", `<p>$64.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="print"><button type="submit">Add to cart</button></form>`)
-		case r.URL.Path == "/cart/add" && r.Method == http.MethodPost:
-			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "print", Path: "/"})
-			http.Redirect(w, r, "/cart", http.StatusSeeOther)
-		case r.URL.Path == "/cart":
-			if c, err := r.Cookie("cart"); err != nil || c.Value != "print" {
-				page("Your cart", `<p>Your cart is empty.</p>`)
-				return
-			}
-			page("Your cart", `<table><tr class="cart-item"><td>Sea Glass Print</td><td>1</td></tr></table>
-<button type="button" class="shopify-buy__btn shopify-buy__btn--cart-checkout" onclick="window.open('/checkout', 'checkout')">Checkout</button>`)
 		case r.URL.Path == "/popunder":
 			page("Sea Glass Print", `<button type="button" onclick="window.open('https://adnetwork.example/pop', '_blank')">Add to cart</button>`)
-		case r.URL.Path == "/checkout":
-			page("Checkout", trapCheckout)
-		default:
+		case !cartFlowWith(w, r, "print", "Sea Glass Print",
+			`<button type="button" class="shopify-buy__btn shopify-buy__btn--cart-checkout" onclick="window.open('/checkout', 'checkout')">Checkout</button>`, page):
 			http.NotFound(w, r)
 		}
 	}}

@@ -475,41 +475,45 @@ func (s *session) act(it Item, role, name, why string) error {
 	}
 	s.forget()
 	docs := len(s.page.Documents())
-	_ = s.page.TakeOpened(ctx)
+	_ = s.page.TakeOpened(ctx) // what the page opened before the click is not the click's
 	if err := s.page.Click(ctx, pt.X, pt.Y); err != nil {
 		s.record("click", role, name, "the click failed")
 		return errGone
 	}
 	_ = s.settle(ctx)
 	st, _ := s.state()
-	if u := s.page.TakeOpened(ctx); webAddress(u) && len(s.page.Documents()) == docs {
-		// The click opened a new tab or window (a link with a target,
-		// window.open): the shopper follows it in its own tab, as the
-		// link it would be, judged by the guard first; never to another
-		// brand's site (a pop-under advertisement).
-		pu, _ := url.Parse(u)
-		if !s.sameBrand(pu) {
-			s.recordState(st, "click", role, name, why+" (it opened a tab on another site, not followed)")
-			return s.judge(st)
+	// A click that opened a new tab or window (a link with a target,
+	// window.open) and left this tab where it was: the shopper follows the
+	// address in its own tab, as the link it would be, judged by the guard
+	// first; never to another brand's site (a pop-under advertisement).
+	note, follow := why, ""
+	if u := s.page.TakeOpened(ctx); len(s.page.Documents()) == docs {
+		switch pu := webURL(u); {
+		case pu == nil:
+		case s.sameBrand(pu):
+			note, follow = why+" (it opened a new tab)", u
+		default:
+			note = why + " (it opened a tab on another site, not followed)"
 		}
-		s.recordState(st, "click", role, name, why+" (it opened a new tab)")
-		if err := s.judge(st); err != nil {
-			return err
-		}
-		if r := Forbidden(Item{Tag: "a", Href: u, Name: name}); r != "" {
-			return s.refuse(role, name, r)
-		}
-		return s.open(u, "follow the new tab in this one")
 	}
-	s.recordState(st, "click", role, name, why)
-	return s.judge(st)
+	s.recordState(st, "click", role, name, note)
+	if err := s.judge(st); err != nil || follow == "" {
+		return err
+	}
+	if r := Forbidden(Item{Tag: "a", Href: follow, Name: name}); r != "" {
+		return s.refuse(role, name, r)
+	}
+	return s.open(follow, "follow the new tab in this one")
 }
 
-// webAddress reports an http or https address (not about:blank, a
-// script, or data).
-func webAddress(raw string) bool {
+// webURL parses an http or https address; nil for anything else
+// (about:blank, a script, data, nothing).
+func webURL(raw string) *url.URL {
 	u, err := url.Parse(raw)
-	return err == nil && u.Host != "" && (u.Scheme == "http" || u.Scheme == "https")
+	if err != nil || u.Host == "" || u.Scheme != "http" && u.Scheme != "https" {
+		return nil
+	}
+	return u
 }
 
 // choose picks an option of a select, after the guard allows the select.

@@ -34,14 +34,19 @@
     const list = ctx && Array.isArray(ctx.tools) ? ctx.tools.slice(0, 64) : [];
     for (const t of list) record(t, via, true);
   };
+  // drop removes tool if it is still the one registered under its name,
+  // and reports whether it did.
+  const drop = tool => {
+    const t = tool && tools.get(tool.name);
+    if (!t || t.tool !== tool) return false;
+    tools.delete(tool.name);
+    return true;
+  };
   // withdrawOn removes a tool when the signal it was registered with
   // aborts (the draft's only way to unregister one).
   const withdrawOn = (signal, tool, changed) => {
     if (!signal || typeof signal.addEventListener !== 'function') return;
-    signal.addEventListener('abort', () => {
-      const t = tools.get(tool.name);
-      if (t && t.tool === tool) { tools.delete(tool.name); changed(); }
-    }, {once: true});
+    signal.addEventListener('abort', () => { if (drop(tool)) changed(); }, {once: true});
   };
   const observe = (target, proto, via) => {
     const mc = target.modelContext;
@@ -56,7 +61,7 @@
           withdrawOn(signal, tool, none);
         }
         // A registration the browser refuses is not a tool.
-        if (r && typeof r.then === 'function') r.then(null, () => { const t = tools.get(tool && tool.name); if (t && t.tool === tool) tools.delete(tool.name); });
+        if (r && typeof r.then === 'function') r.then(null, () => drop(tool));
         return r;
       };
       if (typeof mc.unregisterTool === 'function') {
@@ -96,7 +101,7 @@
         changed();
         // The MCP-B polyfill answered {unregister()}; its pages call that.
         const done = Promise.resolve();
-        done.unregister = () => { const t = tools.get(tool.name); if (t && t.tool === tool) { tools.delete(tool.name); changed(); } };
+        done.unregister = () => { if (drop(tool)) changed(); };
         return done;
       },
       unregisterTool(name) { tools.delete(name); changed(); },
