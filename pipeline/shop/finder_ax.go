@@ -101,6 +101,45 @@ func (axFinder) look(s *session) (view, error) {
 	return v, nil
 }
 
+// rendered tells, when B does not find what it looks for (a product, an
+// add control, a checkout control), whether the page's DOM holds one all
+// the same as A reads it (a button in a form that posts to the cart, a
+// link to a product page): the page has rendered it, with no role and
+// name B can act on (an icon-only button, an image link with no text
+// alternative). B still never acts on it; the note says what the page
+// holds, which is what a store would fix, and B's patient look, meant for
+// a page still rendering, would wait for nothing.
+func (axFinder) rendered(s *session, what string) (string, bool) {
+	var a domFinder
+	v, err := a.look(s)
+	if err != nil {
+		return "", false
+	}
+	var cs []control
+	switch what {
+	case "products":
+		cs, _ = a.products(s, v)
+	case "add":
+		if c, ok, _ := a.add(v); ok {
+			cs = []control{c}
+		}
+	case "checkout":
+		cs = a.checkout(v)
+	}
+	if len(cs) == 0 {
+		return "", false
+	}
+	c := cs[0]
+	held := fmt.Sprintf("a %s with no name", c.role)
+	if c.name != "" {
+		held = fmt.Sprintf("%s %q", c.role, c.name)
+	}
+	return fmt.Sprintf("the page holds %s that is not in the accessibility tree with a role and name (shopper A finds %s): not waiting for one to appear", whatNames[what], held), true
+}
+
+// whatNames names what a look is for.
+var whatNames = map[string]string{"products": "a product link", "add": "an add control", "checkout": "a checkout control"}
+
 // axItems turns an accessibility tree into the items B acts on, and lists
 // the iframes (their DOM nodes) named like a consent dialog.
 func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.BackendNodeID) {

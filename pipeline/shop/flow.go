@@ -245,6 +245,14 @@ var (
 // later than Settle's quiet window.
 const patience = 300 * time.Millisecond
 
+// renderedFinder is a finder that can tell, when it does not find what
+// (a product, an add control, a checkout control), that the page has
+// rendered one all the same: its patient look would wait for nothing.
+// note says what the page holds.
+type renderedFinder interface {
+	rendered(s *session, what string) (note string, found bool)
+}
+
 // lookAgain looks at the page once more, the first time a run looks for
 // what (a product, an add control, a checkout control) and does not find
 // it: it scrolls down through any controls veiled below the fold, or
@@ -253,7 +261,9 @@ const patience = 300 * time.Millisecond
 // templates, so a second product page that lacks its button lacks it for
 // good. how says what the second look did ("after waiting 300 ms", "when
 // scrolled to", "after scrolling down the page and waiting 300 ms"); ok
-// is false when it did not look or could not read.
+// is false when it did not look or could not read. A page that has
+// rendered what was looked for where the finder cannot see it (B and an
+// icon-only button: renderedFinder) is not waited on.
 func (s *session) lookAgain(f finder, v view, what string) (again view, how string, ok bool) {
 	if s.waited[what] {
 		return v, "", false
@@ -262,6 +272,12 @@ func (s *session) lookAgain(f finder, v view, what string) (again view, how stri
 		s.waited = map[string]bool{}
 	}
 	s.waited[what] = true
+	if r, ok := f.(renderedFinder); ok {
+		if note, found := r.rendered(s, what); found {
+			s.recordState(v.st, "inspect", "", "", note)
+			return v, "", false
+		}
+	}
 	start := time.Now()
 	how = fmt.Sprintf("after waiting %d ms", patience.Milliseconds())
 	switch appeared, glanced := s.reveal(patience); {

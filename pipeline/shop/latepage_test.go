@@ -51,6 +51,51 @@ func TestShoppersWaitForLateControls(t *testing.T) {
 	}
 }
 
+// iconShop is the fixture world's icon-only trait as a held-out shop:
+// its add button holds only an svg hidden from assistive technology, so
+// it has no accessible name; A finds it by its form, which posts to the
+// cart, and B cannot see it.
+func iconShop() *realShop {
+	return &realShop{host: "icon-only.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		page := func(title, body string) { shopPage(w, "", title, body, "") }
+		switch {
+		case r.URL.Path == "/":
+			page("Icon Outfitters", `<ul><li><a href="/products/cap">Field Cap</a></li></ul>`)
+		case r.URL.Path == "/products/cap":
+			page("Field Cap", `<p>$18.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="cap">`+
+				`<button type="submit" class="atc-icon"><svg width="24" height="24" aria-hidden="true"><path d="M7 4h10v2H7z"/></svg></button></form>`)
+		case !cartFlow(w, r, "cap", "Field Cap", page):
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestAccessibilityShopperNamesWhatItCannotSee: on a product page whose
+// add button has no accessible name, B ends without a cart and says why:
+// the page holds an add control, found as A finds it, that the
+// accessibility tree does not name. The page has rendered, so B does not
+// wait for a control to appear (its patient look is for pages still
+// rendering; TestShoppersWaitForLateControls holds it to that). A, which
+// reads the form, reaches checkout.
+func TestAccessibilityShopperNamesWhatItCannotSee(t *testing.T) {
+	reps := runOnShop(t, iconShop(), Accessibility, Semantic)
+	wantOutcome(t, Semantic, reps[Semantic], CheckoutReached)
+	rep := reps[Accessibility]
+	wantOutcome(t, Accessibility, rep, NoCart)
+	said, waited := false, false
+	for _, st := range rep.Log {
+		said = said || st.Action == "inspect" && strings.Contains(st.Note, "holds an add control that is not in the accessibility tree") &&
+			strings.Contains(st.Note, "a button with no name")
+		waited = waited || strings.Contains(st.Note, "after waiting")
+	}
+	if !said || waited {
+		t.Errorf("B's steps do not say that the add control has no name (said %v), or say it waited (%v):", said, waited)
+		for _, st := range rep.Log {
+			t.Logf("%d %s %s %q — %s", st.N, st.Action, st.Role, st.Name, st.Note)
+		}
+	}
+}
+
 // trapCheckout is a test shop's checkout page: an email and a card field,
 // and a place-order form whose post is a trap.
 const trapCheckout = `<form action="/trap/order" method="post">
