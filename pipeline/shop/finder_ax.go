@@ -82,13 +82,14 @@ func (axFinder) look(s *session) (view, error) {
 		if err := s.page.Eval(ctx, elementsJS, &elements); err != nil {
 			return view{}, err
 		}
-		nodes = nil
+		nodes, s.seen.axOver = nil, 0
 		if elements <= maxAXElements {
 			nodes, err = s.page.AXTree(ctx)
 			if err != nil {
 				return view{}, err
 			}
 		} else {
+			s.seen.axOver = elements
 			s.recordState(st, "inspect", "", "", fmt.Sprintf("the page has %d elements, over the %d whose accessibility tree is read", elements, maxAXElements))
 		}
 		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
@@ -108,8 +109,13 @@ func (axFinder) look(s *session) (view, error) {
 // name B can act on (an icon-only button, an image link with no text
 // alternative). B still never acts on it; the note says what the page
 // holds, which is what a store would fix, and B's patient look, meant for
-// a page still rendering, would wait for nothing.
+// a page still rendering, would wait for nothing. Nor does B wait on a
+// page beyond the elements it reads.
 func (axFinder) rendered(s *session, what string) (string, bool) {
+	if s.seen.axOver > 0 {
+		// A page beyond the reading bound stays beyond it.
+		return fmt.Sprintf("the page is beyond the %d elements whose accessibility tree B reads: not waiting for it to change", maxAXElements), true
+	}
 	var a domFinder
 	v, err := a.look(s)
 	if err != nil {
