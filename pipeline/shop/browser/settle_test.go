@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -117,7 +118,9 @@ addEventListener('load', () => setTimeout(() => {
 // frame and run a task after it, having seen what the page did in that
 // frame and task, and does not wait for its time bound (here a million ms,
 // so that only the frame rule can end the wait). Each probe is of a
-// document just loaded, with nothing since; work the page asks for in its
+// document just loaded, with nothing since. Here the document has no mark
+// of a frame after its load (mutationJS's drawn, taken away), so the probe
+// waits for a frame and a task of its own; work the page asks for in its
 // next frame is registered just before the probe, as a load handler's
 // would be.
 func TestTheWindowAfterALoadEndsAfterAFrameAndATask(t *testing.T) {
@@ -132,21 +135,7 @@ func TestTheWindowAfterALoadEndsAfterAFrameAndATask(t *testing.T) {
 		if err := p.Navigate(ctx, fmt.Sprintf("http://still.test/?%d", loads)); err != nil {
 			t.Fatal(err)
 		}
-		var r []any
-		expr := `(() => { ` + deferred + `
-  const x = document.getElementById('x');
-  return (` + settleJS + `)(0, 1e6, 50, true, 1e6).then(s => [s[6], x.dataset.frame || '', x.dataset.task || '']);
-})()`
-		if err := p.Eval(ctx, expr, &r); err != nil {
-			t.Fatal(err)
-		}
-		if len(r) != 3 {
-			t.Fatalf("probe answered %v", r)
-		}
-		quiet, _ = r[0].(bool)
-		frame, _ = r[1].(string)
-		task, _ = r[2].(string)
-		return quiet, frame, task
+		return probeAfterLoad(t, ctx, p, `globalThis.__svcMut.drawn = () => -1; `+deferred)
 	}
 	if quiet, _, _ := probe(""); !quiet {
 		t.Errorf("a still page after its load: not found quiet")
@@ -159,6 +148,66 @@ func TestTheWindowAfterALoadEndsAfterAFrameAndATask(t *testing.T) {
 	if !quiet || task != "done" {
 		t.Errorf("a page that changes in a task after its next frame: quiet %v, task %q; want true, done: the probe answered before the page's task", quiet, task)
 	}
+}
+
+// TestTheMarkOfAFrameAfterALoadComesAfterTheLoadHandlersWork holds
+// mutationJS's drawn mark, which a probe arriving after it takes as its
+// own frame and task, to the same rule: it is made after the frame and the
+// tasks the page's load handlers asked for (a frame; a task after a frame;
+// a frame after a task), so a probe that finds it has seen their work.
+// The page's work notes when it ran, by the page's clock, and the mark
+// must be later.
+func TestTheMarkOfAFrameAfterALoadComesAfterTheLoadHandlersWork(t *testing.T) {
+	deferred := map[string]string{
+		"frame":            `requestAnimationFrame(() => { x.dataset.at = performance.now(); })`,
+		"task-after-frame": `requestAnimationFrame(() => setTimeout(() => { x.dataset.at = performance.now(); }, 0))`,
+		"frame-after-task": `setTimeout(() => requestAnimationFrame(() => { x.dataset.at = performance.now(); }), 0)`,
+	}
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprintf(w, `<!doctype html><title>handlers</title><p id="x">still</p>
+<script>const x = document.getElementById('x'); addEventListener('load', () => { %s; });</script>`, deferred[r.URL.Query().Get("d")])
+	})
+	_, p, ctx := openSite(t, site, "http://handlers.test/", 20*time.Second)
+	for _, d := range []string{"frame", "task-after-frame", "frame-after-task"} {
+		for i := 0; i < 3; i++ {
+			if err := p.Navigate(ctx, fmt.Sprintf("http://handlers.test/?d=%s&i=%d", d, i)); err != nil {
+				t.Fatal(err)
+			}
+			var r struct {
+				Drawn float64 `json:"drawn"`
+				At    string  `json:"at"`
+			}
+			if err := p.Eval(ctx, "({drawn: globalThis.__svcMut.drawn(), at: document.getElementById('x').dataset.at || ''})", &r); err != nil {
+				t.Fatal(err)
+			}
+			at, err := strconv.ParseFloat(r.At, 64)
+			if err != nil || r.Drawn < 0 || r.Drawn < at {
+				t.Errorf("%s: the mark of a frame after the load is at %.1f ms, the load handler's work at %q: the mark came first, or not at all", d, r.Drawn, r.At)
+			}
+		}
+	}
+}
+
+// probeAfterLoad runs before, then settleJS as right after a load with
+// only its frame rule to end the wait, and returns whether it found the
+// page quiet and what the page marked on #x (data-frame, data-task).
+func probeAfterLoad(t *testing.T, ctx context.Context, p *Page, before string) (quiet bool, frame, task string) {
+	t.Helper()
+	var r []any
+	expr := `(() => { ` + before + `
+  const x = document.getElementById('x');
+  return (` + settleJS + `)(0, 1e6, 50, true, 1e6).then(s => [s[6], x.dataset.frame || '', x.dataset.task || '']);
+})()`
+	if err := p.Eval(ctx, expr, &r); err != nil {
+		t.Fatal(err)
+	}
+	if len(r) != 3 {
+		t.Fatalf("probe answered %v", r)
+	}
+	quiet, _ = r[0].(bool)
+	frame, _ = r[1].(string)
+	task, _ = r[2].(string)
+	return quiet, frame, task
 }
 
 // TestTheWindowAfterALoadOutlastsAScriptsAnswer: a script's request
