@@ -436,8 +436,8 @@
     const y = r.top + el.clientTop + parseFloat(cs.paddingTop || '0') + fy;
     const hit = document.elementFromPoint(x, y);
     const vv = globalThis.visualViewport;
-    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
-    return {ok: hit === el, why: hit === el ? '' : 'covered', x: (x - ox) * sc, y: (y - oy) * sc};
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0;
+    return {ok: hit === el, why: hit === el ? '' : 'covered', x: x - ox, y: y - oy};
   }
 
   // frame waits for the next frame (a tab that draws none still moves
@@ -568,8 +568,13 @@
     await settled(el);
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return {ok: false, why: 'invisible'};
+    // The point goes out relative to the visual viewport, in CSS pixels,
+    // as the protocol's input events take it: not scaled by the page's
+    // scale (a page with no width=device-width viewport is drawn zoomed
+    // out on a phone, at about 0.4, and a point scaled by it landed
+    // above and left of its element).
     const vv = globalThis.visualViewport;
-    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0, sc = vv ? vv.scale : 1;
+    const ox = vv ? vv.offsetLeft : 0, oy = vv ? vv.offsetTop : 0;
     const vw = vv ? vv.width : innerWidth, vh = vv ? vv.height : innerHeight;
     // The centre of the box, else of the element's own line boxes, largest
     // first: a link that wraps over two lines (or holds an image still
@@ -601,10 +606,10 @@
       const label = hit && closestDeep(hit, e => e.tagName === 'LABEL');
       const lands = !!hit && !inLink && (hit === el || el.contains(hit) || (hit.getRootNode && closestDeep(hit, e => e === el) !== null) ||
         (el.tagName === 'LABEL' && el.control === hit) || (!!label && label.control === el && !link));
-      if (lands) return {ok: true, why: '', x: (x - ox) * sc, y: (y - oy) * sc};
+      if (lands) return {ok: true, why: '', x: x - ox, y: y - oy};
     }
     if (!seen) return {ok: false, why: 'offscreen'};
-    return {ok: false, why: 'covered', x: (spots[0][0] - ox) * sc, y: (spots[0][1] - oy) * sc};
+    return {ok: false, why: 'covered', x: spots[0][0] - ox, y: spots[0][1] - oy};
   }
 
   function describe(i) {
