@@ -377,6 +377,9 @@
       }
       if ((tag === 'A' || tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|button)$/i.test(el.type))) &&
           /\bguest\b/i.test(el.innerText || el.value || '') && /check\s?-?\s?out|continue|proceed/i.test(el.innerText || el.value || '') && visible(el)) st.guest++;
+      // A radio that chooses guest checkout (OpenCart's "Guest Checkout",
+      // beside "Register Account", with a Continue button).
+      if (tag === 'INPUT' && (el.type || '').toLowerCase() === 'radio' && /\bguest\b/i.test(nameOf(el) + ' ' + (el.value || '')) && visible(el)) st.guest++;
       if (tag === 'IFRAME') {
         if (overlayFrame(el)) st.overlayFrames++;
         const src = el.getAttribute('src') || '';

@@ -467,6 +467,25 @@ func (axFinder) checkout(v view) []control {
 	return best(out)
 }
 
+func (axFinder) guest(v view) (radio control, chosen bool, next control, ok bool) {
+	var r, n *Item
+	for i, it := range v.items {
+		if it.Disabled || Forbidden(it) != "" {
+			continue
+		}
+		switch {
+		case r == nil && it.Role == "radio" && reGuest.MatchString(it.Name):
+			r = &v.items[i]
+		case n == nil && it.Role == "button" && reContinue.MatchString(it.Name):
+			n = &v.items[i]
+		}
+	}
+	if r == nil || n == nil {
+		return control{}, false, control{}, false
+	}
+	return axCtl(*r), r.Checked, axCtl(*n), true
+}
+
 func (axFinder) terms(v view) (control, bool) {
 	for _, it := range v.items {
 		if it.Role == "checkbox" && !it.Checked && !it.Disabled && termsWords(it.Name) {

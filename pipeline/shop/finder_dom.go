@@ -371,6 +371,25 @@ func (domFinder) checkout(v view) []control {
 	return best(out)
 }
 
+func (domFinder) guest(v view) (radio control, chosen bool, next control, ok bool) {
+	var r, n *Item
+	for i, it := range v.items {
+		if !it.Visible || it.Disabled || Forbidden(it) != "" {
+			continue
+		}
+		switch {
+		case r == nil && (it.Tag == "input" && it.Type == "radio" || it.Role == "radio") && reGuest.MatchString(label(it)+" "+it.Value):
+			r = &v.items[i]
+		case n == nil && (it.Tag == "button" || it.Tag == "input" && (it.Type == "button" || it.Type == "submit") || it.Role == "button") && reContinue.MatchString(label(it)):
+			n = &v.items[i]
+		}
+	}
+	if r == nil || n == nil {
+		return control{}, false, control{}, false
+	}
+	return ctl(*r), r.Checked, ctl(*n), true
+}
+
 func (domFinder) terms(v view) (control, bool) {
 	var byLabel *Item
 	for _, it := range v.items {

@@ -55,7 +55,18 @@ type finder interface {
 	// terms returns an unticked box that agrees to the store's terms,
 	// which many carts ask for before checkout.
 	terms(v view) (control, bool)
+	// guest returns, on a page that asks who is buying with a choice of
+	// guest checkout (a radio, as OpenCart's first checkout step has it),
+	// the radio when it is not chosen yet and the button that goes on
+	// (named "Continue").
+	guest(v view) (radio control, chosen bool, next control, ok bool)
 }
+
+// reGuest names a guest checkout choice; reContinue a button that goes on.
+var (
+	reGuest    = regexp.MustCompile(`(?i)\bguest\b`)
+	reContinue = regexp.MustCompile(`(?i)^\s*continue\s*(as\s+(a\s+)?guest)?\s*[.!>›→»]?\s*$`)
+)
 
 // optionNames are the words that name a product's option (its size, its
 // colour...); dom.js's OPTION_NAME holds the same list for the page.
@@ -527,7 +538,7 @@ func productName(v view) string {
 func (s *session) toCheckout(f finder) error {
 	failed := map[string]bool{} // controls that could not be used
 	used := map[string]int{}    // controls used, and how often
-	triedCheckout := false
+	triedCheckout, guestChosen := false, false
 	for i := 0; i < 5; i++ {
 		v, err := f.look(s)
 		if err != nil {
@@ -538,6 +549,27 @@ func (s *session) toCheckout(f finder) error {
 			// a timer after the add): look again in a moment.
 			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
 				v = again
+			}
+		}
+		// A checkout that first asks who is buying (log in, register, or
+		// check out as a guest, chosen by a radio and a Continue button):
+		// the guest choice, once. It submits nothing; the next step is
+		// the checkout's address form.
+		if loginPage(v.st) && !guestChosen {
+			if radio, chosen, next, ok := f.guest(v); ok {
+				guestChosen = true
+				if !chosen {
+					if err := s.use(radio, "choose guest checkout"); err != nil {
+						if errors.Is(err, errStop) {
+							return err
+						}
+						continue
+					}
+				}
+				if err := s.use(next, "continue as a guest"); errors.Is(err, errStop) {
+					return err
+				}
+				continue
 			}
 		}
 		// A cart that asks the buyer to agree to its terms refuses a
