@@ -342,12 +342,12 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 		if err != nil {
 			continue
 		}
-		key, path := u.Host+u.Path+"#"+hashRoute(u), routePath(u)
+		key, path := pageKey(u), routePath(u)
 		if seen[key] || reSkipLink.MatchString(path) {
 			continue
 		}
 		switch {
-		case reProduct.MatchString(path):
+		case reProduct.MatchString(path) || queryProduct(u):
 			out = append(out, axCtl(it))
 		case it.Card && it.Region == "main":
 			// A link in a list item of the main content: how a product

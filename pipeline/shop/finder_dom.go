@@ -63,7 +63,54 @@ func samePage(a, b string) bool {
 	if err1 != nil || err2 != nil {
 		return false
 	}
-	return ua.Host == ub.Host && strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && hashRoute(ua) == hashRoute(ub)
+	return ua.Host == ub.Host && strings.TrimSuffix(ua.Path, "/") == strings.TrimSuffix(ub.Path, "/") && hashRoute(ua) == hashRoute(ub) &&
+		queryRoute(ua) == queryRoute(ub)
+}
+
+// pageKey names the page a link leads to, as samePage tells pages apart.
+func pageKey(u *url.URL) string {
+	return u.Host + u.Path + "#" + hashRoute(u) + "?" + queryRoute(u)
+}
+
+// routeParams are the query parameters that choose the page of a store
+// routed by one script: OpenCart (route, product_id, path), Zen Cart
+// (main_page, products_id, cPath), osCommerce (products_id, cPath) and
+// PrestaShop without friendly URLs (controller, id_product, id_category).
+var routeParams = []string{"route", "main_page", "controller", "product_id", "products_id", "id_product", "path", "cPath", "id_category"}
+
+// queryRoute is the page a script-routed store's address names in its
+// query (its routing parameters, in a fixed order), or "" for an address
+// whose path is not a script's or the root.
+func queryRoute(u *url.URL) string {
+	if p := strings.ToLower(u.Path); !strings.HasSuffix(p, ".php") && p != "/" && p != "" {
+		return ""
+	}
+	q := u.Query()
+	var b strings.Builder
+	for _, k := range routeParams {
+		if v := q.Get(k); v != "" {
+			b.WriteString(k + "=" + v + "&")
+		}
+	}
+	return b.String()
+}
+
+// queryProduct reports a script-routed store's product page: OpenCart's
+// index.php?route=product/product&product_id=40, Zen Cart's
+// index.php?main_page=product_info&products_id=1, osCommerce's
+// product_info.php?products_id=28, PrestaShop's
+// index.php?id_product=1&controller=product.
+func queryProduct(u *url.URL) bool {
+	q := u.Query()
+	switch {
+	case queryRoute(u) == "":
+		return false
+	case q.Get("route") == "product/product", q.Get("main_page") == "product_info":
+		return true
+	case strings.HasSuffix(strings.ToLower(u.Path), "/product_info.php") && q.Get("products_id") != "":
+		return true
+	}
+	return q.Get("controller") == "product" && q.Get("id_product") != ""
 }
 
 // hashRoute is the route of a hash-routed single-page app, or "".
@@ -115,7 +162,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		}
 		u, _ := url.Parse(it.Href)
 		path := routePath(u)
-		key := u.Host + u.Path + "#" + hashRoute(u)
+		key := pageKey(u)
 		if seen[key] || reSkipLink.MatchString(path) || it.Region == "nav" || it.Region == "footer" {
 			continue
 		}
@@ -128,7 +175,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		switch {
 		case inLD:
 			first = append(first, ctl(it))
-		case reProduct.MatchString(path):
+		case reProduct.MatchString(path) || queryProduct(u):
 			second = append(second, ctl(it))
 		case it.Card && it.Region != "header":
 			third = append(third, ctl(it))
@@ -140,7 +187,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 	var direct []string
 	for _, l := range fromLD {
 		u, _ := url.Parse(l)
-		if !seen[u.Host+u.Path+"#"+hashRoute(u)] {
+		if !seen[pageKey(u)] {
 			direct = append(direct, l)
 		}
 	}
