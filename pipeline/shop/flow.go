@@ -544,13 +544,6 @@ func (s *session) toCheckout(f finder) error {
 		if err != nil {
 			break
 		}
-		if len(f.checkout(v)) == 0 {
-			// A cart drawer may still be opening (a theme opens it from
-			// a timer after the add): look again in a moment.
-			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
-				v = again
-			}
-		}
 		// A checkout that first asks who is buying (log in, register, or
 		// check out as a guest, chosen by a radio and a Continue button):
 		// the guest choice, once. It submits nothing; the next step is
@@ -570,6 +563,13 @@ func (s *session) toCheckout(f finder) error {
 					return err
 				}
 				continue
+			}
+		}
+		if len(f.checkout(v)) == 0 {
+			// A cart drawer may still be opening (a theme opens it from
+			// a timer after the add): look again in a moment.
+			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
+				v = again
 			}
 		}
 		// A cart that asks the buyer to agree to its terms refuses a
