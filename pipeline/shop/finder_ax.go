@@ -82,14 +82,14 @@ func (axFinder) look(s *session) (view, error) {
 		if err := s.page.Eval(ctx, elementsJS, &elements); err != nil {
 			return view{}, err
 		}
-		nodes, s.seen.axOver = nil, 0
+		nodes, s.seen.axOver = nil, false
 		if elements <= maxAXElements {
 			nodes, err = s.page.AXTree(ctx)
 			if err != nil {
 				return view{}, err
 			}
 		} else {
-			s.seen.axOver = elements
+			s.seen.axOver = true
 			s.recordState(st, "inspect", "", "", fmt.Sprintf("the page has %d elements, over the %d whose accessibility tree is read", elements, maxAXElements))
 		}
 		s.seen.axKey, s.seen.ax = s.seen.stKey, nodes
@@ -112,7 +112,7 @@ func (axFinder) look(s *session) (view, error) {
 // a page still rendering, would wait for nothing. Nor does B wait on a
 // page beyond the elements it reads.
 func (axFinder) rendered(s *session, what string) (string, bool) {
-	if s.seen.axOver > 0 {
+	if s.seen.axOver {
 		// A page beyond the reading bound stays beyond it.
 		return fmt.Sprintf("the page is beyond the %d elements whose accessibility tree B reads: not waiting for it to change", maxAXElements), true
 	}
@@ -468,22 +468,11 @@ func (axFinder) checkout(v view) []control {
 }
 
 func (axFinder) guest(v view) (radio control, chosen bool, next control, ok bool) {
-	var r, n *Item
-	for i, it := range v.items {
-		if it.Disabled || Forbidden(it) != "" {
-			continue
-		}
-		switch {
-		case r == nil && it.Role == "radio" && reGuest.MatchString(it.Name):
-			r = &v.items[i]
-		case n == nil && it.Role == "button" && reContinue.MatchString(it.Name):
-			n = &v.items[i]
-		}
-	}
-	if r == nil || n == nil {
-		return control{}, false, control{}, false
-	}
-	return axCtl(*r), r.Checked, axCtl(*n), true
+	return guestPair(v.items, axCtl, func(it Item) bool {
+		return it.Role == "radio" && reGuest.MatchString(it.Name)
+	}, func(it Item) bool {
+		return it.Role == "button" && reContinue.MatchString(it.Name)
+	})
 }
 
 func (axFinder) terms(v view) (control, bool) {

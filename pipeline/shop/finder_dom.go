@@ -82,7 +82,7 @@ var routeParams = []string{"route", "main_page", "controller", "product_id", "pr
 // query (its routing parameters, in a fixed order), or "" for an address
 // whose path is not a script's or the root.
 func queryRoute(u *url.URL) string {
-	if p := strings.ToLower(u.Path); !strings.HasSuffix(p, ".php") && p != "/" && p != "" {
+	if !scriptPath(u) {
 		return ""
 	}
 	q := u.Query()
@@ -95,6 +95,13 @@ func queryRoute(u *url.URL) string {
 	return b.String()
 }
 
+// scriptPath reports an address whose path is a script's (*.php) or the
+// root: where a script-routed store names its page in the query.
+func scriptPath(u *url.URL) bool {
+	p := strings.ToLower(u.Path)
+	return strings.HasSuffix(p, ".php") || p == "/" || p == ""
+}
+
 // queryProduct reports a script-routed store's product page: OpenCart's
 // index.php?route=product/product&product_id=40, Zen Cart's
 // index.php?main_page=product_info&products_id=1, osCommerce's
@@ -103,7 +110,7 @@ func queryRoute(u *url.URL) string {
 func queryProduct(u *url.URL) bool {
 	q := u.Query()
 	switch {
-	case queryRoute(u) == "":
+	case !scriptPath(u):
 		return false
 	case q.Get("route") == "product/product", q.Get("main_page") == "product_info":
 		return true
@@ -419,22 +426,12 @@ func (domFinder) checkout(v view) []control {
 }
 
 func (domFinder) guest(v view) (radio control, chosen bool, next control, ok bool) {
-	var r, n *Item
-	for i, it := range v.items {
-		if !it.Visible || it.Disabled || Forbidden(it) != "" {
-			continue
-		}
-		switch {
-		case r == nil && (it.Tag == "input" && it.Type == "radio" || it.Role == "radio") && reGuest.MatchString(label(it)+" "+it.Value):
-			r = &v.items[i]
-		case n == nil && (it.Tag == "button" || it.Tag == "input" && (it.Type == "button" || it.Type == "submit") || it.Role == "button") && reContinue.MatchString(label(it)):
-			n = &v.items[i]
-		}
-	}
-	if r == nil || n == nil {
-		return control{}, false, control{}, false
-	}
-	return ctl(*r), r.Checked, ctl(*n), true
+	return guestPair(v.items, ctl, func(it Item) bool {
+		return it.Visible && (it.Tag == "input" && it.Type == "radio" || it.Role == "radio") && reGuest.MatchString(label(it)+" "+it.Value)
+	}, func(it Item) bool {
+		return it.Visible && (it.Tag == "button" || it.Tag == "input" && (it.Type == "button" || it.Type == "submit") || it.Role == "button") &&
+			reContinue.MatchString(label(it))
+	})
 }
 
 func (domFinder) terms(v view) (control, bool) {

@@ -62,6 +62,26 @@ type finder interface {
 	guest(v view) (radio control, chosen bool, next control, ok bool)
 }
 
+// guestPair is finder.guest over items, with a finder's own tests for the
+// guest radio and the button that goes on, and its own control maker: the
+// first of each that is enabled and allowed.
+func guestPair(items []Item, mk func(Item) control, isRadio, isNext func(Item) bool) (radio control, chosen bool, next control, ok bool) {
+	var r, n *Item
+	for i, it := range items {
+		switch {
+		case it.Disabled || Forbidden(it) != "":
+		case r == nil && isRadio(it):
+			r = &items[i]
+		case n == nil && isNext(it):
+			n = &items[i]
+		}
+	}
+	if r == nil || n == nil {
+		return control{}, false, control{}, false
+	}
+	return mk(*r), r.Checked, mk(*n), true
+}
+
 // reGuest names a guest checkout choice; reContinue a button that goes on.
 var (
 	reGuest    = regexp.MustCompile(`(?i)\bguest\b`)
@@ -532,6 +552,24 @@ func productName(v view) string {
 	return ""
 }
 
+// asGuest takes a checkout's first step as a guest, on a page that asks
+// who is buying (log in, register, or check out as a guest, chosen by a
+// radio and a Continue button): it chooses guest checkout and continues.
+// It submits nothing; the next step is the checkout's address form.
+// tried reports that the page offered the choice.
+func (s *session) asGuest(f finder, v view) (tried bool, err error) {
+	radio, chosen, next, ok := f.guest(v)
+	if !ok {
+		return false, nil
+	}
+	if !chosen {
+		if err := s.use(radio, "choose guest checkout"); err != nil {
+			return true, err
+		}
+	}
+	return true, s.use(next, "continue as a guest")
+}
+
 // toCheckout goes from a confirmed cart to the first checkout page: it
 // uses the best checkout control that works (one in a hover menu or off
 // the screen does not), else opens the cart and looks again.
@@ -544,22 +582,10 @@ func (s *session) toCheckout(f finder) error {
 		if err != nil {
 			break
 		}
-		// A checkout that first asks who is buying (log in, register, or
-		// check out as a guest, chosen by a radio and a Continue button):
-		// the guest choice, once. It submits nothing; the next step is
-		// the checkout's address form.
-		if loginPage(v.st) && !guestChosen {
-			if radio, chosen, next, ok := f.guest(v); ok {
+		if !guestChosen && loginPage(v.st) {
+			if tried, err := s.asGuest(f, v); tried {
 				guestChosen = true
-				if !chosen {
-					if err := s.use(radio, "choose guest checkout"); err != nil {
-						if errors.Is(err, errStop) {
-							return err
-						}
-						continue
-					}
-				}
-				if err := s.use(next, "continue as a guest"); errors.Is(err, errStop) {
+				if errors.Is(err, errStop) {
 					return err
 				}
 				continue

@@ -69,10 +69,9 @@ type pageCache struct {
 	st                     PageState
 	items                  []Item
 	ax                     []*accessibility.Node
-	// axOver is the element count of the page at axKey when it is beyond
-	// the documents whose accessibility tree B reads (maxAXElements), 0
-	// when not.
-	axOver int
+	// axOver marks a page at axKey beyond the documents whose
+	// accessibility tree B reads (maxAXElements).
+	axOver bool
 	// settled is when a Settle that had just found the page at stKey
 	// returned this reading: for settledFor after it, the reading is
 	// taken as current without asking the page again.

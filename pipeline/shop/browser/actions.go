@@ -175,7 +175,7 @@ const settleJS = `((w, loadQ, fullQ, justLoaded, limit) => new Promise(done => {
   };
   if (justLoaded) {
     const m = globalThis.__svcMut, n = performance.getEntriesByType('navigation')[0];
-    if (m && m.drawn && n && n.loadEventEnd > 0 && m.drawn() >= n.loadEventEnd) drawn = true;
+    if (m && n && n.loadEventEnd > 0 && m.drawn() >= n.loadEventEnd) drawn = true;
     else requestAnimationFrame(() => setTimeout(() => { drawn = true; check(); }, 0));
   }
   check();
