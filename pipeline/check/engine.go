@@ -55,6 +55,7 @@ func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
 	if err != nil {
 		return nil, err
 	}
+	e = e.session()
 	origin := u.Scheme + "://" + u.Host
 	res := &Result{
 		URL:           u.String(),
@@ -246,6 +247,16 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 
 	res.ACP = e.acp(ctx, origin)
 	res.MCPServerCard = e.mcpCard(ctx, origin)
+}
+
+// session returns a copy of the engine for one check, whose client keeps
+// the cookies the store sets for the length of that check only (a region,
+// currency or consent gate passes as it does for a browser). The jar is
+// never shared between checks or stores.
+func (e *Engine) session() *Engine {
+	s := *e
+	s.client = e.client.WithCookies()
+	return &s
 }
 
 // ErrorClass reduces a fetch error to a class safe to publish: no address,
