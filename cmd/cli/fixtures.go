@@ -48,6 +48,7 @@ type fixturesHooks struct {
 	serve func(*fixturesServeOptions) error
 	list  func(*fixturesListOptions) error
 	score func(*fixturesScoreOptions) error
+	lab   func(*fixturesLabOptions) error
 }
 
 func newFixturesCmd(g *globals) *cobra.Command { return newFixturesCmdWith(g, fixturesHooks{}) }
@@ -71,10 +72,12 @@ agent, Product JSON-LD, policy pages, bot walls, parked domains, redirects to
 another brand, slow, failing and oversized stores, and throttled catalogs.
 
 "svc fixtures serve" serves them; "svc fixtures list" prints them with their
-expected answers.`,
+expected answers. "svc fixtures lab" serves real store software beside them
+(WooCommerce, EverShop, Vendure, the UCP authors' sample, an MCP-B page).`,
 		Args: argsUsage(cobra.NoArgs),
 	}
-	cmd.AddCommand(newFixturesServeCmd(g, hooks.serve), newFixturesListCmd(g, hooks.list), newFixturesScoreCmd(g, hooks.score))
+	cmd.AddCommand(newFixturesServeCmd(g, hooks.serve), newFixturesListCmd(g, hooks.list), newFixturesScoreCmd(g, hooks.score),
+		newFixturesLabCmd(g, hooks.lab))
 	return cmd
 }
 
