@@ -219,7 +219,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 			res.CatalogAnswered = ptr(true)
 			res.Catalog.Products = ptr(len(productsJSON))
 			res.ProductFound = ptr(anyPriced(productsJSON))
-		} else if ps, ok := e.storeAPI(ctx, origin, res); ok {
+		} else if ps, ok := e.storeAPI(ctx, origin, page, plat, res); ok {
 			res.Catalog.Source = "store_api"
 			res.CatalogAnswered = ptr(true)
 			res.Catalog.Products = ptr(len(ps))

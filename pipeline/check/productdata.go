@@ -5,28 +5,78 @@ package check
 
 import (
 	"context"
+	"net/http"
 	"net/url"
+	"strings"
 
 	"svc/pipeline/detect"
 )
 
-// storeAPI tries the WooCommerce Store API product lists.
-func (e *Engine) storeAPI(ctx context.Context, origin string, res *Result) ([]detect.Product, bool) {
-	for _, p := range []string{"/wp-json/wc/store/v1/products", "/wp-json/wc/store/products"} {
-		resp, ok, err := e.getJSON(ctx, origin+p)
-		if err != nil || !ok {
-			continue
+// storeAPIRoutes are the WooCommerce Store API product lists, as REST
+// routes: the versioned one, and the older alias WooCommerce still
+// registers (RoutesController::register_all_routes in WooCommerce 7.9
+// registers every route under both wc/store and wc/store/v1).
+var storeAPIRoutes = []string{"/wc/store/v1/products", "/wc/store/products"}
+
+// storeAPI tries the WooCommerce Store API product lists under the REST
+// roots the homepage announces (its Link header and <link
+// rel="https://api.w.org/">: /wp-json/ with pretty permalinks,
+// ?rest_route=/ without), then under /wp-json/. When /wp-json/ answered
+// 404 on a store that shows WordPress or WooCommerce, the query form
+// /?rest_route=/, which WordPress answers whatever its permalinks, is the
+// fallback.
+func (e *Engine) storeAPI(ctx context.Context, origin string, home *detect.Page, plat detect.Platform, res *Result) ([]detect.Product, bool) {
+	roots := detect.RESTAPIRoots(home)
+	wordpress := len(roots) > 0 || hasPlatformSignal(plat, detect.PlatformWooCommerce)
+	for _, r := range []string{origin + "/wp-json/", origin + "/?rest_route=/"} {
+		if u, err := url.Parse(r); err == nil {
+			roots = append(roots, u)
 		}
-		ps, err := detect.ParseWooProducts(resp.Body)
-		if err != nil {
-			continue
+	}
+	tried := map[string]bool{}
+	notFound := false
+	for i, root := range roots {
+		if i == len(roots)-1 && !(wordpress && notFound) {
+			break // the query-form fallback
 		}
-		if len(ps) == 0 && detect.DetectThrottle(resp.StatusCode, resp.Header, true).Throttled {
-			res.Catalog.Throttled = true
+		for _, route := range storeAPIRoutes {
+			u := detect.RESTRoute(root, route).String()
+			if tried[u] {
+				continue
+			}
+			tried[u] = true
+			resp, ok, err := e.getJSON(ctx, u)
+			if err != nil {
+				continue
+			}
+			if resp.StatusCode == http.StatusNotFound && strings.Contains(u, "/wp-json/") {
+				notFound = true
+			}
+			if !ok {
+				continue
+			}
+			ps, err := detect.ParseWooProducts(resp.Body)
+			if err != nil {
+				continue
+			}
+			if len(ps) == 0 && detect.DetectThrottle(resp.StatusCode, resp.Header, true).Throttled {
+				res.Catalog.Throttled = true
+			}
+			return nonNil(ps), true
 		}
-		return nonNil(ps), true
 	}
 	return nil, false
+}
+
+// hasPlatformSignal reports whether any signature of platform, weak or
+// strong, was seen.
+func hasPlatformSignal(plat detect.Platform, platform string) bool {
+	for _, s := range plat.Signals {
+		if s.Platform == platform {
+			return true
+		}
+	}
+	return false
 }
 
 // productRead is what the product data read leaves for the market and the

@@ -25,6 +25,7 @@ const (
 	maxFormFields   = 100
 	maxIframes      = 100
 	maxMetas        = 200
+	maxLinkTags     = 200
 	maxAttrBytes    = 2048 // attribute values kept (URLs, descriptions)
 	maxShortText    = 512  // title, anchor text, h1
 	maxTokenPerPage = 2_000_000
@@ -61,7 +62,13 @@ type document struct {
 	forms      []form
 	iframes    []string
 	metas      []meta
+	links      []linkTag
 	inlineUsed int
+}
+
+// linkTag is a <link rel href> element.
+type linkTag struct {
+	rel, href string
 }
 
 type script struct {
@@ -258,6 +265,11 @@ func (p *Page) scan() {
 			case "iframe":
 				if src := readAttrs(z, hasAttr, "src")[0]; src != "" && len(d.iframes) < maxIframes {
 					d.iframes = append(d.iframes, src)
+				}
+			case "link":
+				a := readAttrs(z, hasAttr, "rel", "href")
+				if len(d.links) < maxLinkTags && a[0] != "" && a[1] != "" {
+					d.links = append(d.links, linkTag{rel: strings.ToLower(strings.TrimSpace(a[0])), href: strings.TrimSpace(a[1])})
 				}
 			case "meta":
 				a := readAttrs(z, hasAttr, "name", "content")
