@@ -90,12 +90,13 @@ type productRead struct {
 }
 
 // productData reads Product JSON-LD from the asked URL (when it is not the
-// homepage) and the product pages the homepage links to, and falls back to
+// homepage: another path, or a product addressed by its query such as
+// /?product=beanie) and the product pages the homepage links to, and falls back to
 // the public products.json.
 func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, productsJSON func() []detect.Product) (*ProductData, productRead) {
 	var read productRead
 	var pages []string
-	if asked.Path != "" && asked.Path != "/" {
+	if asked.Path != "" && asked.Path != "/" || detect.IsProductURL(asked) {
 		pages = append(pages, asked.String())
 	}
 	for _, l := range detect.ProductLinks(home) {

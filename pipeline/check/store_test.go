@@ -196,3 +196,22 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// TestProductPageByQuery: a product page addressed by its query, linked
+// from the homepage (/?product=beanie on WooCommerce with plain
+// permalinks) or asked for directly, is read for its Product JSON-LD.
+func TestProductPageByQuery(t *testing.T) {
+	for _, url := range []string{"http://woo.test/", "http://woo.test/?product=beanie"} {
+		t.Run(url, func(t *testing.T) {
+			var log []string
+			res := checkStore(t, storeEngine(t, wooStore("http://woo.test/index.php?rest_route=/", false, &log)), url)
+			pd := res.ProductData
+			if pd == nil || pd.Source == nil || *pd.Source != "jsonld" || pd.URL != "http://woo.test/?product=beanie" {
+				t.Fatalf("product data %+v, want JSON-LD from /?product=beanie; requests %v", pd, log)
+			}
+			if pd.Name == nil || *pd.Name != "Beanie" || pd.Price == nil || *pd.Price != "18.00" || pd.SKU == nil || !pd.Complete {
+				t.Errorf("product data %+v, want the complete Beanie at 18.00", pd)
+			}
+		})
+	}
+}
