@@ -141,20 +141,17 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 			}
 			origin := "https://" + st.Host
 			at := opts.Now().UTC().Truncate(time.Microsecond)
-			home, err := eng.CheckHome(ctx, origin)
+			res, err := runOne(ctx, eng, opts, PathMCP, origin)
 			if err != nil {
 				return
 			}
-			if o, r, gated := gate(home); gated {
-				mcpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
-				ucpRes[i] = mcpRes[i]
-				return
-			}
-			o, r := mcpOutcome(eng.StorefrontCart(ctx, origin))
-			mcpRes[i] = attempt{at: at, outcome: o, reason: r, end: opts.Now()}
+			mcpRes[i] = attempt{at: at, outcome: res.Outcome, reason: res.Reason, end: opts.Now()}
 			if doUCP {
 				at := opts.Now().UTC().Truncate(time.Microsecond)
-				res := ucpPath(ctx, opts, origin)
+				res, err := runOne(ctx, eng, opts, PathUCP, origin)
+				if err != nil {
+					return
+				}
 				ucpRes[i] = attempt{at: at, outcome: res.Outcome, reason: res.Reason, end: opts.Now()}
 			}
 		}()
@@ -313,12 +310,30 @@ func shoppingBindings(profile []byte) []binding {
 		return nil
 	}
 	var list []binding
-	if json.Unmarshal(raw, &list) != nil {
-		var one binding
-		if json.Unmarshal(raw, &one) != nil {
+	if json.Unmarshal(raw, &list) == nil {
+		return list
+	}
+	// One service object: a binding with its transport, or the 2026-01-11
+	// shape (service.json of that release), a member per transport:
+	// {"version", "spec", "rest": {"schema", "endpoint"}, "mcp": {...}}.
+	var one map[string]json.RawMessage
+	if json.Unmarshal(raw, &one) != nil {
+		return nil
+	}
+	if _, ok := one["transport"]; ok {
+		var b binding
+		if json.Unmarshal(raw, &b) != nil {
 			return nil
 		}
-		list = []binding{one}
+		return []binding{b}
+	}
+	for _, tr := range []string{"rest", "mcp", "a2a", "embedded"} {
+		var t struct {
+			Endpoint string `json:"endpoint"`
+		}
+		if m, ok := one[tr]; ok && json.Unmarshal(m, &t) == nil {
+			list = append(list, binding{Transport: tr, Endpoint: t.Endpoint})
+		}
 	}
 	return list
 }

@@ -10,10 +10,10 @@ import (
 )
 
 // RunPath runs one plain-HTTP agent path (PathUCP or PathMCP) on one store
-// now, exactly as RunAgentPaths runs it on each store of SVC-100: the
-// homepage gate, then the path. It is the ucp and mcp paths of svc shop.
-// It returns the outcome and its reason code (see RunAgentPaths); an
-// unreachable homepage is outcome error with a reason starting
+// now, exactly as RunAgentPaths runs it on each store of SVC-100 (see
+// runOne). It is the ucp and mcp paths of svc shop. It returns the outcome
+// and its reason code (see RunAgentPaths); a store that answers neither
+// the path nor its homepage is outcome error with a reason starting
 // "unreachable_". Only a missing client, an unknown path or a cancelled
 // ctx is an error.
 func RunPath(ctx context.Context, opts RunOptions, pathID, origin string) (outcome, reason string, err error) {
@@ -32,32 +32,45 @@ func RunPathLog(ctx context.Context, opts RunOptions, pathID, origin string) (Pa
 		return PathResult{}, fmt.Errorf("agent path: unknown path %q", pathID)
 	}
 	eng := check.New(check.Options{Client: opts.Client, UCP: opts.UCP, Now: opts.Now})
-	home, err := eng.CheckHome(ctx, origin)
+	res, err := runOne(ctx, eng, opts, pathID, origin)
 	if err != nil {
 		return PathResult{}, fmt.Errorf("agent path %s %s: %w", pathID, origin, err)
 	}
-	homeStep := steplog.Step{N: 1, Action: "homepage", URL: origin + "/"}
-	if o, r, gated := gate(home); gated {
-		homeStep.Note = r
-		return PathResult{Outcome: o, Reason: r, Log: []steplog.Step{homeStep}}, nil
-	}
+	return res, nil
+}
+
+// runOne runs one path at origin. Neither path needs the homepage: the UCP
+// path reads /.well-known/ucp, the MCP path its endpoint, so a homepage
+// that fails (an error page, a redirect loop) stops neither. Only when the
+// path found nothing at the store to go on (no profile, no MCP endpoint)
+// is the homepage read, to say why: unreachable, behind a wall, or no shop
+// at all (parked, another brand) is then the outcome, as before.
+func runOne(ctx context.Context, eng *check.Engine, opts RunOptions, pathID, origin string) (PathResult, error) {
 	var res PathResult
 	switch {
 	case pathID == PathMCP:
 		c := eng.StorefrontCart(ctx, origin)
 		res.Outcome, res.Reason = mcpOutcome(c)
 		res.Log = mcpLog(origin, c)
+		res.nothing = res.Reason == "no_storefront_mcp"
 	case opts.UCP == nil:
 		res.Outcome, res.Reason = OutcomeNotAttempted, "ucp_validator_unavailable"
 	default:
 		res = ucpPath(ctx, opts, origin)
 	}
-	log := []steplog.Step{homeStep}
-	for _, s := range res.Log {
-		s.N = len(log) + 1
-		log = append(log, s)
+	if res.nothing {
+		home, err := eng.CheckHome(ctx, origin)
+		if err != nil {
+			return PathResult{}, err
+		}
+		if o, r, gated := gate(home); gated {
+			res.Outcome, res.Reason = o, r
+			res.Log = append(res.Log, steplog.Step{Action: "homepage", URL: origin + "/", Note: r})
+		}
 	}
-	res.Log = log
+	for i := range res.Log {
+		res.Log[i].N = i + 1
+	}
 	return res, nil
 }
 

@@ -47,7 +47,7 @@ func (d *ucpREST) do(ctx context.Context, op, id string, arg map[string]any) ucp
 	step.URL = steplog.RedactURL(d.endpoint) + path // the template: the id never enters the log
 	h := http.Header{
 		"Accept":     {"application/json"},
-		"UCP-Agent":  {`profile="` + d.run.profile + `"`},
+		"UCP-Agent":  {d.run.agentHeader()},
 		"Request-Id": {uuid4()},
 	}
 	var body []byte
@@ -160,7 +160,11 @@ func (d *ucpMCP) open(ctx context.Context) (PathResult, bool) {
 func (d *ucpMCP) offers(op string) bool { return d.tools[op] && !forbidden(op) }
 
 func (d *ucpMCP) meta(idempotent bool) map[string]any {
-	m := map[string]any{"ucp-agent": map[string]any{"profile": d.run.profile}, "request-id": uuid4()}
+	agent := map[string]any{"profile": d.run.profile}
+	if d.run.version != "" {
+		agent["version"] = d.run.version
+	}
+	m := map[string]any{"ucp-agent": agent, "request-id": uuid4()}
 	if idempotent {
 		m["idempotency-key"] = uuid4()
 	}
@@ -228,7 +232,7 @@ func (d *ucpMCP) rpc(ctx context.Context, method string, params any, idem string
 	step := steplog.Step{Action: method, URL: steplog.RedactURL(d.endpoint)}
 	h := http.Header{
 		"Content-Type": {"application/json"}, "Accept": {"application/json, text/event-stream"},
-		"Mcp-Protocol-Version": {"2025-06-18"}, "UCP-Agent": {`profile="` + d.run.profile + `"`},
+		"Mcp-Protocol-Version": {"2025-06-18"}, "UCP-Agent": {d.run.agentHeader()},
 	}
 	if idem != "" {
 		h.Set("Idempotency-Key", idem)

@@ -6,12 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 
+	"svc/pipeline/detect"
 	"svc/pipeline/fetch"
 	"svc/pipeline/httpsig"
 	"svc/pipeline/steplog"
@@ -28,8 +31,13 @@ import (
 // github.com/Universal-Commerce-Protocol/ucp, docs/specification/.
 
 // UCPVersions are the UCP protocol versions the path speaks, newest first:
-// the release svc validates profiles against (spec 2.4).
-var UCPVersions = []string{"2026-08-25"}
+// every release whose schemas svc holds (../shared/ucp/schema/), the
+// first the release svc validates profiles against (spec 2.4). The path
+// reads the version a business declares, speaks it, and names it in
+// UCP-Agent (version="..."): a business refuses an agent that names a
+// newer version than its own (the UCP authors' REST sample answers 400
+// "Unsupported UCP version").
+var UCPVersions = []string{"2026-08-25", "2026-04-08", "2026-01-23", "2026-01-11"}
 
 // DefaultAgentProfile is the placeholder profile URL the path advertises
 // in UCP-Agent (overview "Platform Advertisement on Request": every
@@ -58,12 +66,17 @@ type PathResult struct {
 	Outcome string
 	Reason  string
 	Log     []steplog.Step
+	// nothing is set when the path found nothing of its own at the store
+	// (no profile answer, or one too large to read; no MCP endpoint):
+	// runOne then asks the homepage why.
+	nothing bool
 }
 
 // ucpRun is the UCP path at one store.
 type ucpRun struct {
 	client  *fetch.Client
 	profile string       // the agent's own profile URL
+	version string       // the protocol version spoken, once negotiated
 	key     *httpsig.Key // signs every binding request; nil: unsigned
 	log     []steplog.Step
 	ops     int // requests made to the binding
@@ -78,14 +91,50 @@ func (r *ucpRun) end(outcome, reason string) PathResult {
 	return PathResult{Outcome: outcome, Reason: reason, Log: r.log}
 }
 
-// ucpDoc is the part of a profile the path reads.
+// ucpDoc is the part of a profile the path reads, in any release:
+// capabilities are a registry keyed by name from 2026-01-23 on, an array
+// of {name, version, spec, schema} in 2026-01-11.
 type ucpDoc struct {
 	UCP struct {
 		Version           string                     `json:"version"`
 		SupportedVersions map[string]string          `json:"supported_versions"`
 		Services          map[string]json.RawMessage `json:"services"`
-		Capabilities      map[string]json.RawMessage `json:"capabilities"`
+		Capabilities      json.RawMessage            `json:"capabilities"`
 	} `json:"ucp"`
+}
+
+// capabilities are the names of the capabilities the profile declares.
+func (d ucpDoc) capabilities() map[string]bool {
+	caps := map[string]bool{}
+	var byName map[string]json.RawMessage
+	if json.Unmarshal(d.UCP.Capabilities, &byName) == nil {
+		for k := range byName {
+			caps[k] = true
+		}
+		return caps
+	}
+	var list []struct {
+		Name string `json:"name"`
+	}
+	if json.Unmarshal(d.UCP.Capabilities, &list) == nil {
+		for _, c := range list {
+			if c.Name != "" {
+				caps[c.Name] = true
+			}
+		}
+	}
+	return caps
+}
+
+// agentHeader is the UCP-Agent header of a request (an RFC 8941
+// dictionary): the agent's profile and, once negotiated, the version it
+// speaks.
+func (r *ucpRun) agentHeader() string {
+	h := `profile="` + r.profile + `"`
+	if r.version != "" {
+		h += `, version="` + r.version + `"`
+	}
+	return h
 }
 
 // negotiate picks the protocol version by the rules of overview "Initial
@@ -105,7 +154,8 @@ func negotiate(d ucpDoc) string {
 	return best
 }
 
-// ucpPath runs the UCP path at origin, whose homepage passed the gate.
+// ucpPath runs the UCP path at origin. It reads /.well-known/ucp itself:
+// the store's homepage is not needed (see runUCP).
 func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile, key: opts.AgentKey}
 	if r.profile == "" {
@@ -117,28 +167,44 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	if err != nil {
 		read.Note = "the validator refused the profile URL"
 		r.add(read)
+		res := r.end(OutcomeError, "ucp_profile_refused")
 		if errors.Is(err, ucp.ErrTooLarge) {
-			return r.end(OutcomeNoCart, "ucp_profile_invalid")
+			res = r.end(OutcomeNoCart, "ucp_profile_invalid")
 		}
-		return r.end(OutcomeError, "ucp_profile_refused")
+		res.nothing = true
+		return res
 	}
 	read.Note = "profile " + string(rep.Verdict())
 	r.add(read)
+	var doc ucpDoc
+	parsed := json.Unmarshal(rep.Profile, &doc) == nil
 	switch rep.Verdict() {
 	case ucp.VerdictValid:
 	case ucp.VerdictMissing:
-		return r.end(OutcomeNoCart, "ucp_profile_missing")
+		res := r.end(OutcomeNoCart, "ucp_profile_missing")
+		res.nothing = true
+		return res
 	case ucp.VerdictUnreachable:
-		return r.end(OutcomeNoCart, "ucp_profile_unreachable")
+		res := r.end(OutcomeNoCart, "ucp_profile_unreachable")
+		res.nothing = true
+		return res
 	case ucp.VerdictUnvalidated:
 		// The run had no UCP schemas: whether the profile is valid is
 		// not known, so the path claims neither a cart nor its absence.
 		return r.end(OutcomeNotAttempted, "ucp_profile_unvalidated")
 	default:
-		return r.end(OutcomeNoCart, "ucp_profile_invalid")
+		if parsed && negotiate(doc) == "" {
+			if unknown := unknownVersions(doc); len(unknown) > 0 {
+				// Of a release svc does not know the format is not known
+				// either: the reason names the release, not the defects.
+				return r.unknownRelease(doc, unknown)
+			}
+		}
+		if !parsed || !r.validUnderOwnRelease(ctx, opts.UCP, rep.Profile, doc.UCP.Version) {
+			return r.end(OutcomeNoCart, "ucp_profile_invalid")
+		}
 	}
-	var doc ucpDoc
-	if json.Unmarshal(rep.Profile, &doc) != nil {
+	if !parsed {
 		return r.end(OutcomeNoCart, "ucp_profile_invalid")
 	}
 	if len(shoppingBindings(rep.Profile)) == 0 {
@@ -149,6 +215,9 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	// ucp.version must equal the key it was chosen by.
 	v := negotiate(doc)
 	if v == "" {
+		if unknown := unknownVersions(doc); len(unknown) > 0 {
+			return r.unknownRelease(doc, unknown)
+		}
 		r.add(steplog.Step{Action: "negotiate_version", Codes: []string{"version_unsupported"},
 			Note: "the business offers " + offeredVersions(doc) + "; the path speaks " + strings.Join(UCPVersions, ", ")})
 		return r.end(OutcomeNoCart, "ucp_version_unsupported")
@@ -170,6 +239,7 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 		r.add(step)
 		doc, profile = ld, resp.Body
 	}
+	r.version = v
 	r.add(steplog.Step{Action: "negotiate_version", Note: "version " + v})
 
 	bindings := shoppingBindings(profile)
@@ -188,16 +258,15 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 		r.add(steplog.Step{Action: "pick_binding", Note: "no REST or MCP binding"})
 		return r.end(OutcomeNotAttempted, "ucp_binding_not_driven")
 	case !strings.HasPrefix(b.Endpoint, "https://"):
+		r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint),
+			Note: b.Transport + " endpoint is not https: the path sends nothing there"})
 		return r.end(OutcomeNoCart, "ucp_profile_invalid")
 	}
 	r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint), Note: b.Transport})
 	if r.key != nil {
 		r.add(steplog.Step{Action: "sign_requests", Note: signNote(r.key)})
 	}
-	caps := map[string]bool{}
-	for k := range doc.UCP.Capabilities {
-		caps[k] = true
-	}
+	caps := doc.capabilities()
 	var d ucpDriver
 	if b.Transport == "mcp" {
 		m := &ucpMCP{run: r, endpoint: b.Endpoint}
@@ -210,6 +279,82 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	}
 	return r.shop(ctx, d, caps, origin)
 }
+
+// validUnderOwnRelease reports whether a profile the validator found
+// invalid is valid under the release it declares, when that is an older
+// release the path speaks: the validator checks every profile against
+// ucp.TargetRelease, whose format (capabilities keyed by name, services as
+// arrays of bindings) a 2026-01-11 profile does not follow, nor needs to.
+// The profile is then checked against its own release's JSON Schema. A
+// defect only in its payment handlers does not stop the path, which pays
+// nothing (the UCP authors' own sample lists handlers versioned "1.0",
+// where 2026-01-11 wants a date): the step log names it.
+func (r *ucpRun) validUnderOwnRelease(ctx context.Context, v *ucp.Validator, profile []byte, version string) bool {
+	if version == ucp.TargetRelease || !slices.Contains(UCPVersions, version) {
+		return false
+	}
+	step := steplog.Step{Action: "check_release_schema"}
+	errs, err := v.ValidateRelease(ctx, profile, version)
+	if err != nil {
+		step.Note = err.Error()
+		r.add(step)
+		return false
+	}
+	var blocking, payment []string
+	for _, e := range errs {
+		if e.Pointer == "/payment" || strings.HasPrefix(e.Pointer, "/payment/") || strings.HasPrefix(e.Pointer, "/ucp/payment_handlers") {
+			payment = append(payment, e.String())
+		} else {
+			blocking = append(blocking, e.String())
+		}
+	}
+	if len(blocking) > 0 {
+		step.Note = "not a UCP " + version + " business profile: " + strings.Join(firstN(blocking, 3), "; ")
+		r.add(step)
+		return false
+	}
+	step.Note = "valid against the UCP " + version + " JSON Schema, the release it declares (the validator checks " + ucp.TargetRelease + ")"
+	if len(payment) > 0 {
+		step.Note = "the UCP " + version + " JSON Schema, the release it declares, finds defects only in payment handlers, which the path never uses: " +
+			strings.Join(firstN(payment, 3), "; ")
+	}
+	r.add(step)
+	return true
+}
+
+func firstN(s []string, n int) []string {
+	if len(s) > n {
+		return append(s[:n:n], "...")
+	}
+	return s
+}
+
+// unknownRelease ends the path at a business that offers no release the
+// path speaks and at least one svc does not know: the reason names them
+// (ucp_version_unknown:2027-01-15).
+func (r *ucpRun) unknownRelease(doc ucpDoc, unknown []string) PathResult {
+	r.add(steplog.Step{Action: "negotiate_version", Codes: []string{"version_unsupported"},
+		Note: "the business offers " + offeredVersions(doc) + ", of which " + strings.Join(unknown, ", ") +
+			" is no UCP release svc knows; the path speaks " + strings.Join(UCPVersions, ", ")})
+	return r.end(OutcomeNoCart, "ucp_version_unknown:"+strings.Join(unknown, ","))
+}
+
+// unknownVersions are the well-formed versions a business offers that are
+// no UCP release svc knows, sorted.
+func unknownVersions(d ucpDoc) []string {
+	var out []string
+	known := ucp.Releases()
+	for _, v := range append([]string{d.UCP.Version}, slices.Collect(maps.Keys(d.UCP.SupportedVersions))...) {
+		if ucpVersionRE.MatchString(v) && !slices.Contains(known, v) && !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	sort.Strings(out)
+	return out
+}
+
+// ucpVersionRE is the shape of a UCP version (YYYY-MM-DD).
+var ucpVersionRE = regexp.MustCompile(`^\d{4}-\d{2}-\d{2}$`)
 
 func offeredVersions(d ucpDoc) string {
 	vs := []string{d.UCP.Version}
@@ -250,7 +395,7 @@ type ucpDriver interface {
 
 // shop drives catalog → cart → checkout over d and stops.
 func (r *ucpRun) shop(ctx context.Context, d ucpDriver, caps map[string]bool, origin string) PathResult {
-	item := ""
+	item, currency := "", ""
 	if caps[capCatalogSearch] && d.offers("search_catalog") {
 		a := d.do(ctx, "search_catalog", "", map[string]any{"query": "", "pagination": map[string]any{"limit": 10}})
 		if res, stop := r.failed(a, "ucp_catalog_failed"); stop {
@@ -263,11 +408,25 @@ func (r *ucpRun) shop(ctx context.Context, d ucpDriver, caps map[string]bool, or
 	} else {
 		item = r.publicCatalogItem(ctx, origin)
 		if item == "" {
+			item, currency = r.storefrontItem(ctx, origin)
+		}
+		if item == "" {
 			return r.end(OutcomeNoCart, "ucp_no_product_source")
 		}
 	}
 	line := []any{map[string]any{"item": map[string]any{"id": item}, "quantity": 1}}
 	checkout := map[string]any{"line_items": line}
+	if r.version == "2026-01-11" {
+		// 2026-01-11 shopping/checkout.json: a create request requires
+		// currency and payment (from 2026-01-23 the business sets the
+		// currency and payment is optional). payment is sent empty: no
+		// instrument, no credential.
+		if currency == "" {
+			currency = "USD"
+		}
+		checkout["currency"] = currency
+		checkout["payment"] = map[string]any{}
+	}
 	if caps[capCart] && d.offers("create_cart") {
 		a := d.do(ctx, "create_cart", "", map[string]any{"line_items": line})
 		if res, stop := r.failed(a, "ucp_cart_failed"); stop {
@@ -402,6 +561,79 @@ func (r *ucpRun) publicCatalogItem(ctx context.Context, origin string) string {
 		return item
 	}
 	return ""
+}
+
+// maxStorefrontPages bounds the product pages storefrontItem reads.
+const maxStorefrontPages = 4
+
+// storefrontItem finds an item id as a shopper would, on the storefront:
+// the product pages the homepage links to, and the Product JSON-LD they
+// carry. The id is the first in-stock product's sku; currency is its
+// offer's. A homepage that does not answer gives "".
+func (r *ucpRun) storefrontItem(ctx context.Context, origin string) (item, currency string) {
+	resp, err := r.client.Get(ctx, origin+"/")
+	step := steplog.Step{Action: "storefront_home", URL: origin + "/"}
+	if err != nil {
+		step.Note = "no answer"
+		r.add(step)
+		return "", ""
+	}
+	step.Status = resp.StatusCode
+	if resp.StatusCode != http.StatusOK {
+		r.add(step)
+		return "", ""
+	}
+	links := detect.ProductLinks(detect.NewPage(resp.URL, resp.StatusCode, resp.Header, resp.Body))
+	step.Note = strconv.Itoa(len(links)) + " product links"
+	r.add(step)
+	for i, l := range links {
+		if i >= maxStorefrontPages {
+			break
+		}
+		resp, err := r.client.Get(ctx, l)
+		step := steplog.Step{Action: "product_page", URL: steplog.RedactURL(l)}
+		if err != nil {
+			step.Note = "no answer"
+			r.add(step)
+			continue
+		}
+		step.Status = resp.StatusCode
+		if resp.StatusCode == http.StatusOK {
+			ld := detect.ExtractJSONLD(detect.NewPage(resp.URL, resp.StatusCode, resp.Header, resp.Body))
+			for _, p := range ld.Products {
+				if p.SKU == "" || !inStock(p) {
+					continue
+				}
+				step.Note = "Product JSON-LD with a sku"
+				r.add(step)
+				for _, o := range p.Offers {
+					if o.Currency != "" {
+						return p.SKU, o.Currency
+					}
+				}
+				return p.SKU, ""
+			}
+		}
+		step.Note = "no in-stock Product JSON-LD with a sku"
+		r.add(step)
+	}
+	return "", ""
+}
+
+// inStock reports whether a product's offers do not all say it cannot be
+// bought.
+func inStock(p detect.Product) bool {
+	if len(p.Offers) == 0 {
+		return true
+	}
+	for _, o := range p.Offers {
+		switch o.Availability {
+		case "OutOfStock", "SoldOut", "Discontinued":
+		default:
+			return true
+		}
+	}
+	return false
 }
 
 func itemFromPublicCatalog(b []byte) string {

@@ -312,7 +312,10 @@ func TestUCPAnswersFromSpecExamples(t *testing.T) {
 }
 
 // TestNegotiate ports the version rules of overview "Protocol Version":
-// the newest mutual version, from version or supported_versions keys.
+// the newest mutual version, from version or supported_versions keys. The
+// path speaks every published release (UCPVersions), so a business on an
+// older one is spoken to in its own; a release svc does not know is no
+// mutual version.
 func TestNegotiate(t *testing.T) {
 	for _, c := range []struct {
 		version   string
@@ -320,9 +323,14 @@ func TestNegotiate(t *testing.T) {
 		want      string
 	}{
 		{"2026-08-25", nil, "2026-08-25"},
-		{"2026-04-08", nil, ""},
+		{"2026-04-08", nil, "2026-04-08"},
+		{"2026-01-23", nil, "2026-01-23"},
+		{"2026-01-11", nil, "2026-01-11"},
 		{"2027-01-15", map[string]string{"2026-08-25": "https://shop.example/.well-known/ucp/2026-08-25"}, "2026-08-25"},
-		{"2026-01-23", map[string]string{"2026-01-11": "https://business.example.com/.well-known/ucp/2026-01-11"}, ""}, // the spec's example: no mutual version
+		// The spec's example: both releases are spoken, the newer wins.
+		{"2026-01-23", map[string]string{"2026-01-11": "https://business.example.com/.well-known/ucp/2026-01-11"}, "2026-01-23"},
+		{"2027-01-15", nil, ""},
+		{"2026-02-01", nil, ""}, // a date between releases is no release
 	} {
 		var d ucpDoc
 		d.UCP.Version, d.UCP.SupportedVersions = c.version, c.supported

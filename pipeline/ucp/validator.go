@@ -64,6 +64,9 @@ type Validator struct {
 	mu      sync.Mutex // serialises loading
 	loadErr error
 	loadAt  time.Time
+
+	// releases are the schemas of ValidateRelease, by release.
+	releases releaseSchemas
 }
 
 // New builds a Validator. With a SchemaDir the schemas are compiled now and a
