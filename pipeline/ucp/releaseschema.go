@@ -20,9 +20,9 @@ import (
 // member per transport (rest, mcp, a2a, embedded); from 2026-01-23 both are
 // registries keyed by name, each key holding an array of entries.
 var releaseEntryPoints = map[string]string{
-	"2026-01-11": officialBase + "2026-01-11/schemas/discovery/profile.json",
-	"2026-01-23": officialBase + "2026-01-23/schemas/discovery/profile.json#/$defs/business_profile",
-	"2026-04-08": officialBase + "2026-04-08/schemas/discovery/profile.json#/$defs/business_profile",
+	"2026-01-11":  officialBase + "2026-01-11/schemas/discovery/profile.json",
+	"2026-01-23":  officialBase + "2026-01-23/schemas/discovery/profile.json#/$defs/business_profile",
+	"2026-04-08":  officialBase + "2026-04-08/schemas/discovery/profile.json#/$defs/business_profile",
 	TargetRelease: BusinessEntryPoint,
 }
 
