@@ -17,6 +17,20 @@ const (
 	PlatformPrestaShop  = "prestashop"
 	PlatformSquarespace = "squarespace"
 	PlatformWix         = "wix"
+	PlatformEverShop    = "evershop"
+	PlatformVendure     = "vendure"
+	PlatformOpenCart    = "opencart"
+	PlatformSaleor      = "saleor"
+	PlatformMedusa      = "medusa"
+	PlatformSylius      = "sylius"
+	PlatformNopCommerce = "nopcommerce"
+	PlatformVolusion    = "volusion"
+	// PlatformShift4Shop is Shift4Shop, formerly 3dcart.
+	PlatformShift4Shop = "shift4shop"
+	// PlatformSquareOnline is Square Online, which Weebly's stores became.
+	PlatformSquareOnline  = "square_online"
+	PlatformEcwid         = "ecwid"
+	PlatformCommercetools = "commercetools"
 	// PlatformCustom means no known platform signature was seen: a custom
 	// build or a platform we do not recognise.
 	PlatformCustom = "custom"
@@ -114,6 +128,11 @@ var platformRules = []platformRule{
 	{PlatformMagento, "cookie", "mage-translation-storage", "", true},
 	{PlatformMagento, "cookie", "mage-translation-file-version", "", true},
 	{PlatformMagento, "cookie", "X-Magento-Vary", "", true},
+	// Wappalyzer m.json "Magento" (Adobe Commerce is Magento): the cookie
+	// mage-cache-storage-section-invalidation and the dom
+	// html[data-image-optimizing-origin] of Adobe Commerce's image service.
+	{PlatformMagento, "cookie", "mage-cache-storage-section-invalidation", "", true},
+	{PlatformMagento, "html", "data-image-optimizing-origin", "", true},
 	{PlatformMagento, "html", "/skin/frontend/", "", false},
 	{PlatformMagento, "html", "static/_requirejs", "", false},
 	{PlatformMagento, "cookie", "frontend", "", false},
@@ -123,6 +142,9 @@ var platformRules = []platformRule{
 	{PlatformBigCommerce, "html", "bigcommerce_config", "", true},
 	{PlatformBigCommerce, "html", "bigcommerce_i18n", "", true},
 	{PlatformBigCommerce, "html", "bigcommerceProductId", "", true},
+	// Every Stencil theme boots with window.stencilBootstrap("{{page_type}}",
+	// {{jsContext}}) (bigcommerce/cornerstone templates/layout/base.html).
+	{PlatformBigCommerce, "html", "stencilBootstrap(", "", true},
 	{PlatformBigCommerce, "html", "cdn11.bigcommerce.com", "", false},
 	{PlatformBigCommerce, "html-fold", "bigcommerce", "", false},
 
@@ -165,11 +187,115 @@ var platformRules = []platformRule{
 	{PlatformWix, "html", "static.parastorage.com", "", true},
 	{PlatformWix, "html", "wixstores", "", true},
 	{PlatformWix, "html", "static.wixstatic.com", "", false},
+
+	// EverShop 2.2.1 (npm @evershop/evershop): every storefront page inlines
+	// "var eContext = {...}" (src/components/common/react/server/render.tsx)
+	// and renders <body id="body" class="frontStore {route}">
+	// (src/components/common/react/server/Server.tsx).
+	{PlatformEverShop, "html", "var eContext = ", "", true},
+	{PlatformEverShop, "html", `<body id="body" class="frontStore`, "", true},
+
+	// Vendure: the shop API answers and takes the session token in the
+	// vendure-auth-token header, which the Next.js storefront
+	// (vendurehq/nextjs-starter-vendure src/lib/vendure/api.ts and
+	// src/lib/auth.ts) keeps in a cookie of the same name; the shop API's
+	// default path is /shop-api (Vendure apiOptions.shopApiPath). Its
+	// asset server serves /assets/preview/…__preview.jpg, which next/image
+	// escapes, and its GraphQL prices are priceWithTax: weak, an asset path
+	// and a field name other sites can share.
+	{PlatformVendure, "header", "vendure-auth-token", "", true},
+	{PlatformVendure, "cookie", "vendure-auth-token", "", true},
+	{PlatformVendure, "html", "/shop-api", "", true},
+	{PlatformVendure, "html", "/assets/preview/", "", false},
+	{PlatformVendure, "html", "%2Fassets%2Fpreview%2F", "", false},
+	{PlatformVendure, "html", `"priceWithTax"`, "", false},
+
+	// OpenCart: Wappalyzer o.json "OpenCart" cookie OCSESSID; every theme
+	// and script lives under catalog/view/ (upload/catalog/view/theme/,
+	// catalog/view/javascript/ in OpenCart 3 and 4); the default footer is
+	// 'Powered By <a href="https://www.opencart.com">OpenCart</a>'
+	// (catalog/language/en-gb/common/footer.php); the home route is
+	// index.php?route=common/home.
+	{PlatformOpenCart, "cookie", "OCSESSID", "", true},
+	{PlatformOpenCart, "html", "catalog/view/theme/", "", true},
+	{PlatformOpenCart, "html", "catalog/view/javascript/", "", true},
+	{PlatformOpenCart, "html", "route=common/home", "", true},
+	{PlatformOpenCart, "html", `opencart.com">OpenCart</a>`, "", true},
+
+	// Saleor: Wappalyzer s.json "Saleor" img src saleor.imgix.net; Saleor
+	// Cloud's API and media host *.saleor.cloud (NEXT_PUBLIC_SALEOR_API_URL
+	// in saleor/storefront's .env.example).
+	{PlatformSaleor, "html", "saleor.imgix.net", "", true},
+	{PlatformSaleor, "html", ".saleor.cloud/", "", true},
+
+	// Medusa: Wappalyzer m.json "Medusajs" cookie medusa.sid (the server's
+	// session); the Next.js starter (medusajs/nextjs-starter-medusa
+	// src/middleware.ts, src/lib/data/cookies.ts) sets _medusa_cache_id on a
+	// first visit and _medusa_cart_id, _medusa_jwt; its footer links
+	// www.medusajs.com (weak: a link).
+	{PlatformMedusa, "cookie", "medusa.sid", "", true},
+	{PlatformMedusa, "cookie", "_medusa_cache_id", "", true},
+	{PlatformMedusa, "cookie", "_medusa_cart_id", "", true},
+	{PlatformMedusa, "cookie", "_medusa_jwt", "", true},
+	{PlatformMedusa, "html", "www.medusajs.com", "", false},
+
+	// Sylius: Wappalyzer s.json "Sylius": div#sylius-cart-button,
+	// input#sylius_add_to_cart_cartItem_variant,
+	// img[src*='sylius_shop_product_tiny_thumbnail'], scriptSrc
+	// syliusshop/script.js.
+	{PlatformSylius, "html", `id="sylius-cart-button"`, "", true},
+	{PlatformSylius, "html", "sylius_add_to_cart", "", true},
+	{PlatformSylius, "html", "sylius_shop_product_", "", true},
+	{PlatformSylius, "html", "syliusshop/script.js", "", true},
+
+	// nopCommerce: its cookies are named .Nop.<name> (.Nop.Customer,
+	// .Nop.Antiforgery: NopCookieDefaults.Prefix in
+	// src/Libraries/Nop.Core/Http/NopCookieDefaults.cs); Wappalyzer n.json
+	// "nopCommerce": cookie Nop.customer, meta generator nopCommerce, html
+	// "<!--Powered by nopCommerce".
+	{PlatformNopCommerce, "cookie-prefix", ".Nop.", "", true},
+	{PlatformNopCommerce, "cookie", "Nop.customer", "", true},
+	{PlatformNopCommerce, "generator", "nopcommerce", "", true},
+	{PlatformNopCommerce, "html", "<!--Powered by nopCommerce", "", true},
+
+	// Volusion: Wappalyzer v.json "Volusion": link /vspfiles/, body
+	// data-vn-page-name, scriptSrc volusion.js.
+	{PlatformVolusion, "html", "/vspfiles/", "", true},
+	{PlatformVolusion, "html", "data-vn-page-name", "", true},
+	{PlatformVolusion, "html", "/volusion.js", "", true},
+
+	// Shift4Shop (3dcart): Wappalyzer s.json "Shift4Shop": cookie 3dvisit,
+	// header X-Powered-By 3DCART, js _3d_cart, scriptSrc 3d_upsell.js.
+	{PlatformShift4Shop, "cookie", "3dvisit", "", true},
+	{PlatformShift4Shop, "header-value", "X-Powered-By", "3dcart", true},
+	{PlatformShift4Shop, "html", "_3d_cart", "", true},
+	{PlatformShift4Shop, "html", "3d_upsell.js", "", true},
+
+	// Square Online and the Weebly sites it grew from: Wappalyzer w.json
+	// "Weebly" scriptSrc cdn\d+.editmysite.com and js _W.configDomain;
+	// s.json "Square Online" js APP_ORIGIN square.online (weak: a URL).
+	{PlatformSquareOnline, "html", ".editmysite.com/", "", true},
+	{PlatformSquareOnline, "html", "_W.configDomain", "", true},
+	{PlatformSquareOnline, "html", "square.online", "", false},
+
+	// Ecwid: Wappalyzer e.json "Ecwid" scriptSrc app.ecwid.com/script.js,
+	// app.multiscreenstore.com/script.js.
+	{PlatformEcwid, "html", "app.ecwid.com/script.js", "", true},
+	{PlatformEcwid, "html", "app.multiscreenstore.com/script.js", "", true},
+
+	// commercetools: Wappalyzer c.json "commercetools": js
+	// COMMERCE_TOOLS_PROJECT_KEY_ATT, __NEXT_DATA__…commercetoolsEntity;
+	// link and scripts .commercetools.com (weak: any page may link it).
+	{PlatformCommercetools, "html", "COMMERCE_TOOLS_PROJECT_KEY", "", true},
+	{PlatformCommercetools, "html", "commercetoolsEntity", "", true},
+	{PlatformCommercetools, "html", ".commercetools.com/", "", false},
 }
 
 // platformOrder breaks ties, most common platform first.
 var platformOrder = []string{PlatformShopify, PlatformWooCommerce, PlatformMagento, PlatformBigCommerce,
-	PlatformSFCC, PlatformShopware, PlatformPrestaShop, PlatformSquarespace, PlatformWix}
+	PlatformSFCC, PlatformShopware, PlatformPrestaShop, PlatformSquarespace, PlatformWix,
+	PlatformSquareOnline, PlatformEcwid, PlatformOpenCart, PlatformNopCommerce, PlatformVolusion, PlatformShift4Shop,
+	PlatformCommercetools, PlatformSaleor, PlatformSylius, PlatformMedusa, PlatformVendure, PlatformEverShop}
 
 // DetectPlatform names the store's platform from headers, Set-Cookie names
 // and HTML. The platform with the most strong signals wins; with none

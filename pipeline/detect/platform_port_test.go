@@ -129,3 +129,97 @@ func TestPlatformFingerprints(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformSignaturesMore holds the signatures of the platforms named
+// since issue 18, each case a response carrying one signature alone, named
+// by its source: a Wappalyzer technology (github.com/enthec/webappanalyzer,
+// src/technologies/*.json at commit 1b9eee81, file and pattern named) or
+// the platform's own source file.
+func TestPlatformSignaturesMore(t *testing.T) {
+	tests := []struct {
+		source   string
+		header   http.Header
+		html     string
+		platform string
+		strength string
+	}{
+		// Magento / Adobe Commerce.
+		{source: "m.json Magento cookies mage-cache-storage-section-invalidation", header: hdr("Set-Cookie", "mage-cache-storage-section-invalidation=%7B%7D; path=/"), platform: PlatformMagento, strength: StrengthStrong},
+		{source: "m.json Magento dom html[data-image-optimizing-origin] (Adobe Commerce)", html: `<html data-image-optimizing-origin="https://shop.example/media">`, platform: PlatformMagento, strength: StrengthStrong},
+
+		// BigCommerce.
+		{source: "bigcommerce/cornerstone templates/layout/base.html window.stencilBootstrap", html: `<script>window.stencilBootstrap("pages/home", "{\"themeSettings\":{}}").load();</script>`, platform: PlatformBigCommerce, strength: StrengthStrong},
+
+		// EverShop 2.2.1 (npm @evershop/evershop).
+		{source: "evershop src/components/common/react/server/render.tsx var eContext", html: `<script>var eContext = {"graphqlResponse":{},"config":{"pageMeta":{}},"propsMap":{},"widgets":[]}</script>`, platform: PlatformEverShop, strength: StrengthStrong},
+		{source: "evershop src/components/common/react/server/Server.tsx body#body.frontStore", html: `</head><body id="body" class="frontStore homepage"><div id="app"></div>`, platform: PlatformEverShop, strength: StrengthStrong},
+
+		// Vendure.
+		{source: "nextjs-starter-vendure src/lib/vendure/api.ts header vendure-auth-token", header: hdr("vendure-auth-token", "0d5b1c6a8e6f4f3a"), platform: PlatformVendure, strength: StrengthStrong},
+		{source: "nextjs-starter-vendure src/lib/auth.ts cookie vendure-auth-token", header: hdr("Set-Cookie", "vendure-auth-token=0d5b1c6a8e6f4f3a; Path=/; HttpOnly; SameSite=Lax"), platform: PlatformVendure, strength: StrengthStrong},
+		{source: "Vendure apiOptions.shopApiPath shop-api in a storefront's client config", html: `<script>window.__ENV = {"VENDURE_API_URL":"https://shop.example/shop-api"};</script>`, platform: PlatformVendure, strength: StrengthStrong},
+		{source: "Vendure AssetServerPlugin preview URL through next/image (weak)", html: `<img srcset="/_next/image?url=https%3A%2F%2Fshop.example%2Fassets%2Fpreview%2F71%2Fderick-david-409858-unsplash__preview.jpg&amp;w=640&amp;q=75 1x">`, platform: PlatformVendure, strength: StrengthWeak},
+
+		// OpenCart.
+		{source: "o.json OpenCart cookies OCSESSID", header: hdr("Set-Cookie", "OCSESSID=8b1a9953c4611296a827abf8c4; path=/"), platform: PlatformOpenCart, strength: StrengthStrong},
+		{source: "OpenCart upload/catalog/view/theme/ stylesheet", html: `<link href="catalog/view/theme/default/stylesheet/stylesheet.css" rel="stylesheet" type="text/css" />`, platform: PlatformOpenCart, strength: StrengthStrong},
+		{source: "OpenCart catalog/language/en-gb/common/footer.php text_powered", html: `<p>Powered By <a href="https://www.opencart.com">OpenCart</a><br/> Your Store &copy; 2026</p>`, platform: PlatformOpenCart, strength: StrengthStrong},
+
+		// Saleor.
+		{source: "s.json Saleor dom img[src*='saleor'] saleor.imgix.net", html: `<img src="https://saleor.imgix.net/products/saleordemoproduct_cuschion01.png">`, platform: PlatformSaleor, strength: StrengthStrong},
+		{source: "saleor/storefront .env.example NEXT_PUBLIC_SALEOR_API_URL *.saleor.cloud", html: `<img src="https://acme.eu.saleor.cloud/media/thumbnails/products/tee_thumbnail_256.webp">`, platform: PlatformSaleor, strength: StrengthStrong},
+
+		// Medusa.
+		{source: "m.json Medusajs cookies medusa.sid", header: hdr("Set-Cookie", "medusa.sid=s%3Aabc; Path=/; HttpOnly"), platform: PlatformMedusa, strength: StrengthStrong},
+		{source: "nextjs-starter-medusa src/middleware.ts cookie _medusa_cache_id", header: hdr("Set-Cookie", "_medusa_cache_id=1b4e28ba-2fa1-11d2-883f-0016d3cca427; Path=/; Max-Age=86400"), platform: PlatformMedusa, strength: StrengthStrong},
+		{source: "nextjs-starter-medusa src/lib/data/cookies.ts cookie _medusa_cart_id", header: hdr("Set-Cookie", "_medusa_cart_id=cart_01J; Path=/; HttpOnly"), platform: PlatformMedusa, strength: StrengthStrong},
+		{source: "m.json Medusajs dom a[href*='www.medusajs.com'] (weak: a link)", html: `<div class="content-container"><a href="https://www.medusajs.com" target="_blank">Medusa</a></div>`, platform: PlatformMedusa, strength: StrengthWeak},
+
+		// Sylius.
+		{source: "s.json Sylius dom div#sylius-cart-button", html: `<div id="sylius-cart-button" class="ui circular cart button">`, platform: PlatformSylius, strength: StrengthStrong},
+		{source: "s.json Sylius dom input#sylius_add_to_cart_cartItem_variant", html: `<select id="sylius_add_to_cart_cartItem_variant" name="sylius_add_to_cart[cartItem][variant]">`, platform: PlatformSylius, strength: StrengthStrong},
+		{source: "s.json Sylius dom img[src*='sylius_shop_product_tiny_thumbnail']", html: `<img src="https://shop.example/media/cache/sylius_shop_product_tiny_thumbnail/ab/cd/cap.jpg">`, platform: PlatformSylius, strength: StrengthStrong},
+
+		// nopCommerce.
+		{source: "nopCommerce NopCookieDefaults.cs cookie .Nop.Customer", header: hdr("Set-Cookie", ".Nop.Customer=d664d529-d14a-44b1-86b3-cbf5373277b4; expires=Sat, 21 Nov 2027 12:00:00 GMT; path=/; secure; samesite=lax; httponly"), platform: PlatformNopCommerce, strength: StrengthStrong},
+		{source: "n.json nopCommerce cookies Nop.customer", header: hdr("Set-Cookie", "Nop.customer=d664d529; path=/"), platform: PlatformNopCommerce, strength: StrengthStrong},
+		{source: "n.json nopCommerce meta generator nopCommerce", html: `<meta name="generator" content="nopCommerce" />`, platform: PlatformNopCommerce, strength: StrengthStrong},
+		{source: "n.json nopCommerce html <!--Powered by nopCommerce", html: `<!--Powered by nopCommerce - https://www.nopCommerce.com-->`, platform: PlatformNopCommerce, strength: StrengthStrong},
+
+		// Volusion.
+		{source: "v.json Volusion dom link[href*='/vspfiles/']", html: `<link rel="stylesheet" href="/vspfiles/templates/211/css/template.css">`, platform: PlatformVolusion, strength: StrengthStrong},
+		{source: "v.json Volusion dom body[data-vn-page-name]", html: `</head><body data-vn-page-name="Home">`, platform: PlatformVolusion, strength: StrengthStrong},
+
+		// Shift4Shop (3dcart).
+		{source: "s.json Shift4Shop cookies 3dvisit", header: hdr("Set-Cookie", "3dvisit=1; path=/"), platform: PlatformShift4Shop, strength: StrengthStrong},
+		{source: "s.json Shift4Shop headers X-Powered-By 3DCART", header: hdr("X-Powered-By", "3DCART"), platform: PlatformShift4Shop, strength: StrengthStrong},
+		{source: "s.json Shift4Shop js _3d_cart.subtotal", html: `<script>var _3d_cart = {subtotal: 0};</script>`, platform: PlatformShift4Shop, strength: StrengthStrong},
+
+		// Square Online / Weebly.
+		{source: "w.json Weebly scriptSrc cdn\\d+.editmysite.com", html: `<script src="https://cdn2.editmysite.com/js/site/main.js?buildTime=1700000000"></script>`, platform: PlatformSquareOnline, strength: StrengthStrong},
+		{source: "w.json Weebly js _W.configDomain", html: `<script>_W.configDomain = "www.weebly.com";</script>`, platform: PlatformSquareOnline, strength: StrengthStrong},
+		{source: "s.json Square Online js APP_ORIGIN square.online (weak)", html: `<script>window.APP_ORIGIN = "https://acme.square.online";</script>`, platform: PlatformSquareOnline, strength: StrengthWeak},
+
+		// Ecwid.
+		{source: "e.json Ecwid scriptSrc app.ecwid.com/script.js", html: `<script data-cfasync="false" src="https://app.ecwid.com/script.js?1003&data_platform=code"></script>`, platform: PlatformEcwid, strength: StrengthStrong},
+
+		// commercetools.
+		{source: "c.json commercetools js COMMERCE_TOOLS_PROJECT_KEY_ATT", html: `<script>window.COMMERCE_TOOLS_PROJECT_KEY_ATT = "acme-prod";</script>`, platform: PlatformCommercetools, strength: StrengthStrong},
+		{source: "c.json commercetools scripts .commercetools.com (weak)", html: `<link rel="preconnect" href="https://api.europe-west1.gcp.commercetools.com/">`, platform: PlatformCommercetools, strength: StrengthWeak},
+
+		// WooCommerce without pretty permalinks: the REST root alone is weak.
+		{source: "WordPress rest_output_link_header, plain permalinks (weak)", header: hdr("Link", `<https://shop.example/index.php?rest_route=/>; rel="https://api.w.org/"`), platform: PlatformWooCommerce, strength: StrengthWeak},
+
+		// Negatives: prose naming platforms signs nothing.
+		{source: "a blog post naming the newer platforms names none", html: `<p>We tried EverShop, Vendure, OpenCart, Saleor, Medusa, Sylius, nopCommerce, Volusion, Shift4Shop, Weebly, Ecwid and commercetools.</p>`, platform: PlatformCustom, strength: StrengthNone},
+	}
+	for _, tt := range tests {
+		t.Run(tt.source, func(t *testing.T) {
+			u, _ := url.Parse("https://shop.example/")
+			got := DetectPlatform(NewPage(u, 200, tt.header, []byte("<html><head>"+tt.html+"</head><body></body></html>")))
+			if got.Name != tt.platform || got.Strength != tt.strength {
+				t.Errorf("got %s (%s), signals %+v; want %s (%s)", got.Name, got.Strength, got.Signals, tt.platform, tt.strength)
+			}
+		})
+	}
+}
