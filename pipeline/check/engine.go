@@ -122,7 +122,7 @@ func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
 	}
 
 	if !gated {
-		e.storeSignals(ctx, origin, u, page, res)
+		e.storeSignals(ctx, origin, u, page, home.RedirectSetCookies, res)
 	}
 	res.Fix = chooseFix(res)
 	if ctx.Err() != nil {
@@ -133,8 +133,10 @@ func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
 
 // storeSignals measures everything that needs a store homepage: platform,
 // WebMCP, policies, catalog and cart, product data, discovery documents.
-func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL, page *detect.Page, res *Result) {
-	plat := detect.DetectPlatform(page)
+// redirectCookies are the Set-Cookie values of the redirects to the
+// homepage, read for the platform's cookies.
+func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL, page *detect.Page, redirectCookies []string, res *Result) {
+	plat := detect.DetectPlatformCookies(page, redirectCookies)
 	res.Platform = ptr(plat.Name)
 
 	wm := detect.DetectWebMCP(page)

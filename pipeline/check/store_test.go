@@ -215,3 +215,28 @@ func TestProductPageByQuery(t *testing.T) {
 		})
 	}
 }
+
+// TestPlatformCookieOnRedirect: the Medusa Next.js starter sets
+// _medusa_cache_id on the redirect from / to a country path
+// (nextjs-starter-medusa src/middleware.ts); with the cookie back, the page
+// itself sets none, and the platform is still named from the redirect.
+func TestPlatformCookieOnRedirect(t *testing.T) {
+	eng := storeEngine(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/":
+			if _, err := r.Cookie("_medusa_cache_id"); err != nil {
+				http.SetCookie(w, &http.Cookie{Name: "_medusa_cache_id", Value: "1b4e28ba-2fa1-11d2-883f-0016d3cca427", Path: "/", MaxAge: 86400})
+			}
+			http.Redirect(w, r, "/us", http.StatusTemporaryRedirect)
+		case "/us":
+			w.Header().Set("Content-Type", "text/html")
+			w.Write([]byte(`<!DOCTYPE html><html lang="en"><head><title>Medusa Store</title></head><body><a href="/us/store">Store</a></body></html>`))
+		default:
+			http.NotFound(w, r)
+		}
+	}))
+	res := checkStore(t, eng, "http://medusa.test/")
+	if res.Platform == nil || *res.Platform != "medusa" {
+		t.Errorf("platform %v, want medusa", res.Platform)
+	}
+}

@@ -301,9 +301,18 @@ var platformOrder = []string{PlatformShopify, PlatformWooCommerce, PlatformMagen
 // and HTML. The platform with the most strong signals wins; with none
 // strong, the one with the most weak signals wins at weak strength; ties go
 // to the more common platform. With nothing seen it is PlatformCustom.
-func DetectPlatform(p *Page) Platform {
+func DetectPlatform(p *Page) Platform { return DetectPlatformCookies(p, nil) }
+
+// DetectPlatformCookies is DetectPlatform that also reads the cookies set
+// by setCookies (Set-Cookie values), such as those of the redirects that
+// led to the page: a storefront that sets its cookie on a redirect to a
+// country path never sets it on the page itself once the cookie is back.
+func DetectPlatformCookies(p *Page, setCookies []string) Platform {
 	var signals []PlatformSignal
 	cookies := cookieNames(p.Header)
+	if len(setCookies) > 0 {
+		cookies = append(cookies, cookieNames(http.Header{"Set-Cookie": setCookies})...)
+	}
 	for _, r := range platformRules {
 		if v, ok := r.seen(p, cookies); ok {
 			signals = append(signals, PlatformSignal{Platform: r.platform, Where: r.whereName(), Value: v, Strong: r.strong})

@@ -223,7 +223,12 @@ type Response struct {
 	Header     http.Header
 	Body       []byte
 	Redirects  []string // the URLs redirected from, in order (redacted)
-	Elapsed    time.Duration
+	// RedirectSetCookies are the Set-Cookie values of the redirect
+	// responses, in order: a platform that sets its cookie on the first
+	// redirect (a country path, a consent gate) does not set it again on
+	// the page a jar brings the cookie back to.
+	RedirectSetCookies []string
+	Elapsed            time.Duration
 }
 
 // Request describes one outbound request.
@@ -280,8 +285,10 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		return nil, c.wrapErr(u, err, ctx)
 	}
 	defer resp.Body.Close()
+	var redirectCookies []string
 	for p := resp.Request; p != nil && p.Response != nil; p = p.Response.Request {
 		redirects = append([]string{p.Response.Request.URL.Redacted()}, redirects...)
+		redirectCookies = append(append([]string(nil), p.Response.Header.Values("Set-Cookie")...), redirectCookies...)
 	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
 	if err != nil {
@@ -297,6 +304,8 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 		Body:       b,
 		Redirects:  redirects,
 		Elapsed:    time.Since(start),
+
+		RedirectSetCookies: redirectCookies,
 	}, nil
 }
 

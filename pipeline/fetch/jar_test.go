@@ -55,6 +55,9 @@ func TestCookieGateReachable(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(resp.Body), "region=us") || !strings.Contains(string(resp.Body), "consent=necessary") {
 		t.Errorf("got %d %q, want the homepage with both cookies", resp.StatusCode, resp.Body)
 	}
+	if got := strings.Join(resp.RedirectSetCookies, " | "); !strings.Contains(got, "region=us") || !strings.Contains(got, "consent=necessary") {
+		t.Errorf("RedirectSetCookies %q, want the gate's two cookies", got)
+	}
 	// The next request of the same session goes straight in.
 	if resp, err := s.Get(context.Background(), "http://gated.test/"); err != nil || len(resp.Redirects) != 0 {
 		t.Errorf("second visit: %v, redirects %v, want none", err, resp)
