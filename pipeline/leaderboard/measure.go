@@ -71,11 +71,15 @@ type RunOptions struct {
 // blocked), never a stopped run; only a cancelled ctx or a write failure
 // is an error.
 //
+// Neither path needs the homepage (runOne): each reads its own entry
+// point, so a homepage that fails stops neither. When a path finds nothing
+// there (no MCP endpoint; no UCP profile answer), the homepage says why:
+// unreachable: error [unreachable_<class>]; a bot wall or blocking status:
+// blocked [blocked_<reason>]; parked or another brand: not_attempted
+// [not_a_store].
+//
 // Outcomes of the storefront MCP path, in order (reason code in brackets):
 //
-//   - homepage unreachable: error [unreachable_<class>]; a bot wall or
-//     blocking status: blocked [blocked_<reason>]; parked or another
-//     brand: not_attempted [not_a_store];
 //   - /api/mcp lists no catalog search tool: no_cart [no_storefront_mcp];
 //   - the search fails: no_cart [catalog_search_failed]; it answers empty
 //     with throttle signals, or is refused with 429: blocked [throttled];
@@ -86,13 +90,16 @@ type RunOptions struct {
 //     [checkout_link_returned] (the link shows checkout was reachable; it is
 //     never opened); a cart without one: added_to_cart [cart_created].
 //
-// Outcomes of the UCP path (ucppath.go): the same homepage gate; then the
-// profile at /.well-known/ucp, validated: missing, unreachable or invalid
-// is no_cart [ucp_profile_missing | ucp_profile_unreachable |
-// ucp_profile_invalid]; a profile the run had no schemas to validate:
+// Outcomes of the UCP path (ucppath.go): the profile at /.well-known/ucp,
+// validated: missing, unreachable or invalid is no_cart
+// [ucp_profile_missing | ucp_profile_unreachable | ucp_profile_invalid]
+// (a profile of an older release the path speaks, which the validator's
+// target release finds invalid, is checked against its own release's
+// schema instead); a profile the run had no schemas to validate:
 // not_attempted [ucp_profile_unvalidated]; no dev.ucp.shopping binding:
-// no_cart [ucp_no_shopping_service]. No mutual protocol version: no_cart
-// [ucp_version_unsupported]. No REST or MCP binding: not_attempted
+// no_cart [ucp_no_shopping_service]. A business that offers a release svc
+// does not know: no_cart [ucp_version_unknown:<release>]; no mutual
+// protocol version: no_cart [ucp_version_unsupported]. No REST or MCP binding: not_attempted
 // [ucp_binding_not_driven]. Over the binding: no answer or 404 at the first
 // operation: no_cart [ucp_binding_unreachable]; too slow: error
 // [ucp_binding_timeout]; the business refuses the version, wants a
@@ -103,7 +110,8 @@ type RunOptions struct {
 // ucp_signature_rejected | ucp_agent_profile_refused |
 // ucp_buyer_auth_required]; 429: blocked
 // [throttled]. A product from the catalog capability (else the public
-// catalog): none [ucp_catalog_failed | ucp_catalog_empty |
+// catalog, else the Product JSON-LD of the product pages the homepage
+// links to): none [ucp_catalog_failed | ucp_catalog_empty |
 // ucp_no_product_source]; a cart when declared [ucp_cart_failed]; then a
 // checkout session: refused [ucp_checkout_refused], created:
 // checkout_reached [ucp_checkout_created]. The session is read back and

@@ -176,10 +176,16 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 	// Every operation carried the agent profile and a signature; every
 	// REST request a request id; every state-changing one an idempotency
 	// key. Every created session was cancelled.
+	// UCP-Agent names the version the path speaks: the one the store's
+	// profile declares (a business refuses a newer one).
 	created, cancelled := 0, 0
 	for _, op := range uw.srv.UCPOps() {
 		if op.Agent == "" && op.Op != "initialize" {
 			t.Errorf("%s %s %s: no UCP-Agent profile", op.Host, op.Transport, op.Op)
+		}
+		if st, ok := uw.w.Lookup(op.Host); ok && op.Op != "initialize" && st.Expect.UCPProfile.Version != nil &&
+			op.AgentVersion != *st.Expect.UCPProfile.Version {
+			t.Errorf("%s %s %s: UCP-Agent version %q, the profile declares %s", op.Host, op.Transport, op.Op, op.AgentVersion, *st.Expect.UCPProfile.Version)
 		}
 		if !op.Signed {
 			t.Errorf("%s %s %s: not signed", op.Host, op.Transport, op.Op)
@@ -232,6 +238,40 @@ func TestUCPTrapRecordsComplete(t *testing.T) {
 	traps := uw.srv.UCPTraps()
 	if len(traps) != 2 || traps[0].Trap != "complete_checkout" || traps[1].Trap != "payment" {
 		t.Errorf("traps = %+v, want complete_checkout then payment", traps)
+	}
+}
+
+// TestUCPFixtureRefusesNewerVersion: a fixture business refuses an agent
+// that names a newer protocol version than its profile's, as the UCP
+// authors' REST sample does (its src/index.ts version middleware), so the
+// world holds the path to the version it names.
+func TestUCPFixtureRefusesNewerVersion(t *testing.T) {
+	uw := startUCPWorld(t)
+	var st *fixtures.Store
+	for i := range uw.w.Stores {
+		s := &uw.w.Stores[i]
+		if s.UCPPathAs("rest", fixtures.UCPAgentUnsigned).Outcome == OutcomeCheckoutReached {
+			st = s
+			break
+		}
+	}
+	if st == nil {
+		t.Fatal("no store where the REST path creates a session")
+	}
+	for _, c := range []struct {
+		version string
+		status  int
+	}{{"2027-01-15", 422}, {*st.Expect.UCPProfile.Version, 201}, {"2026-01-11", 201}} {
+		h := http.Header{"UCP-Agent": {`profile="https://agent.example/profile", version="` + c.version + `"`}, "Content-Type": {"application/json"}}
+		resp, err := uw.client.Do(context.Background(), fetch.Request{Method: http.MethodPost, URL: "https://" + st.Host + "/ucp/v1/checkout-sessions",
+			Header: h, Body: []byte(`{"line_items":[{"item":{"id":"none"},"quantity":1}]}`)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		refused := strings.Contains(string(resp.Body), "version_unsupported")
+		if refused != (c.status == 422) || c.status == 422 && resp.StatusCode != 422 {
+			t.Errorf("version %s: %d %s", c.version, resp.StatusCode, resp.Body)
+		}
 	}
 }
 
