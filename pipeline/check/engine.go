@@ -186,6 +186,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 
 	// Catalog: storefront MCP, else /products.json, else the Store API.
 	var catalogCurrency string
+	var catalogProducts []detect.Product // the Store API's, for their product pages
 	m := e.storefrontMCP(ctx, origin)
 	res.StorefrontMCP = StorefrontMCP{
 		Detected: ptr(m.detected && hasAny(m.tools, catalogTools)), Tools: nonNil(m.tools),
@@ -227,6 +228,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 			res.Catalog.Products = ptr(len(ps))
 			res.ProductFound = ptr(anyPriced(ps))
 			catalogCurrency = firstCurrency(ps)
+			catalogProducts = ps
 		} else {
 			res.CatalogAnswered = ptr(false)
 		}
@@ -240,7 +242,7 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 
 	// Product data: JSON-LD of product pages, else /products.json.
 	var read productRead
-	res.ProductData, read = e.productData(ctx, asked, page, func() []detect.Product {
+	res.ProductData, read = e.productData(ctx, asked, page, catalogProducts, func() []detect.Product {
 		readProductsJSON()
 		return productsJSON
 	})

@@ -93,13 +93,23 @@ type productRead struct {
 // homepage: another path, or a product addressed by its query such as
 // /?product=beanie) and the product pages the homepage links to, and falls back to
 // the public products.json.
-func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, productsJSON func() []detect.Product) (*ProductData, productRead) {
+func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.Page, catalog []detect.Product, productsJSON func() []detect.Product) (*ProductData, productRead) {
 	var read productRead
 	var pages []string
 	if asked.Path != "" && asked.Path != "/" || detect.IsProductURL(asked) {
 		pages = append(pages, asked.String())
 	}
-	for _, l := range detect.ProductLinks(home) {
+	// The homepage's product links, then the product pages the catalog
+	// names (a WooCommerce home that lists posts links no product, but its
+	// Store API gives each product's permalink, /?product=beanie without
+	// pretty permalinks).
+	links := detect.ProductLinks(home)
+	for _, p := range catalog {
+		if u := sameSiteURL(home, p.URL); u != "" {
+			links = append(links, u)
+		}
+	}
+	for _, l := range links {
 		if len(pages) >= e.maxProductPages {
 			break
 		}
@@ -125,6 +135,24 @@ func (e *Engine) productData(ctx context.Context, asked *url.URL, home *detect.P
 		return productDataFrom(p, "products_json", ""), read
 	}
 	return &ProductData{}, read
+}
+
+// sameSiteURL returns raw as an absolute http(s) URL when it is on the
+// homepage's site (its host or registrable domain), else "".
+func sameSiteURL(home *detect.Page, raw string) string {
+	if home == nil || home.URL == nil || raw == "" {
+		return ""
+	}
+	u, err := home.URL.Parse(raw)
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return ""
+	}
+	h, hh := strings.ToLower(u.Hostname()), strings.ToLower(home.URL.Hostname())
+	if h != hh && (detect.RegistrableDomain(hh) == "" || detect.RegistrableDomain(h) != detect.RegistrableDomain(hh)) {
+		return ""
+	}
+	u.Fragment = ""
+	return u.String()
 }
 
 // marketOf decides the store's market from the homepage, the product page

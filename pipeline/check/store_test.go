@@ -82,8 +82,10 @@ const wooProducts = `[{"id":15,"name":"Beanie","slug":"beanie","permalink":"http
 // permalinks serves it (php -S, no rewrite rules): /wp-json/ is a 404
 // page, the REST API answers under ?rest_route=. announce is the REST root
 // its pages announce ("" for none); legacyOnly keeps only the older
-// /wc/store/products alias. Requests are logged.
-func wooStore(announce string, legacyOnly bool, log *[]string) http.Handler {
+// /wc/store/products alias; homeLinks false makes the homepage link no
+// product (a blog front page). Requests are logged.
+func wooStore(announce string, legacyOnly bool, log *[]string, homeLinks ...bool) http.Handler {
+	links := len(homeLinks) == 0 || homeLinks[0]
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		*log = append(*log, r.URL.RequestURI())
 		if announce != "" {
@@ -110,9 +112,13 @@ func wooStore(announce string, legacyOnly bool, log *[]string) http.Handler {
 				w.Write([]byte(wooBeaniePage))
 				return
 			}
+			list := `<ul class="products"><li class="product type-product"><a href="http://woo.test/?product=beanie">Beanie</a></li></ul>`
+			if !links {
+				list = `<article class="post-1 post type-post"><a href="http://woo.test/?p=1">Hello world!</a></article>`
+			}
 			w.Write([]byte(`<!doctype html><html><head><title>Woo plain</title>` + wooHeadLink(announce) + `</head>
 <body class="home blog wp-embed-responsive woocommerce-no-js"><main><a href="http://woo.test/?page_id=5">Shop</a>
-<ul class="products"><li class="product type-product"><a href="http://woo.test/?product=beanie">Beanie</a></li></ul></main></body></html>`))
+` + list + `</main></body></html>`))
 		default:
 			w.WriteHeader(http.StatusNotFound)
 			w.Write([]byte(`<!doctype html><html><head><title>Page not found</title></head><body class="error404">Not found</body></html>`))
@@ -238,5 +244,16 @@ func TestPlatformCookieOnRedirect(t *testing.T) {
 	res := checkStore(t, eng, "http://medusa.test/")
 	if res.Platform == nil || *res.Platform != "medusa" {
 		t.Errorf("platform %v, want medusa", res.Platform)
+	}
+}
+
+// TestProductPageFromCatalog: a homepage that links no product (a
+// WordPress blog front page) still gets its product pages read, from the
+// permalinks the Store API gave.
+func TestProductPageFromCatalog(t *testing.T) {
+	var log []string
+	res := checkStore(t, storeEngine(t, wooStore("http://woo.test/index.php?rest_route=/", false, &log, false)), "http://woo.test/")
+	if pd := res.ProductData; pd == nil || pd.Source == nil || *pd.Source != "jsonld" || pd.URL != "http://woo.test/?product=beanie" || !pd.Complete {
+		t.Fatalf("product data %+v, want complete JSON-LD from the Store API's permalink; requests %v", pd, log)
 	}
 }
