@@ -201,14 +201,18 @@ var platformRules = []platformRule{
 	// src/lib/auth.ts) keeps in a cookie of the same name; the shop API's
 	// default path is /shop-api (Vendure apiOptions.shopApiPath). Its
 	// asset server serves /assets/preview/…__preview.jpg, which next/image
-	// escapes, and its GraphQL prices are priceWithTax: weak, an asset path
-	// and a field name other sites can share.
+	// escapes, and its GraphQL prices are priceWithTax (in the React server
+	// payload of the starter's pages): weak, an asset path and a field name
+	// other sites can share. The shop API exposes the token header to
+	// browsers (Access-Control-Expose-Headers: vendure-auth-token, seen on
+	// Vendure 3.7.3's /shop-api).
 	{PlatformVendure, "header", "vendure-auth-token", "", true},
+	{PlatformVendure, "header-value", "Access-Control-Expose-Headers", "vendure-auth-token", true},
 	{PlatformVendure, "cookie", "vendure-auth-token", "", true},
 	{PlatformVendure, "html", "/shop-api", "", true},
 	{PlatformVendure, "html", "/assets/preview/", "", false},
 	{PlatformVendure, "html", "%2Fassets%2Fpreview%2F", "", false},
-	{PlatformVendure, "html", `"priceWithTax"`, "", false},
+	{PlatformVendure, "html", "priceWithTax", "", false},
 
 	// OpenCart: Wappalyzer o.json "OpenCart" cookie OCSESSID; every theme
 	// and script lives under catalog/view/ (upload/catalog/view/theme/,

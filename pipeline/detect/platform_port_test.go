@@ -158,6 +158,8 @@ func TestPlatformSignaturesMore(t *testing.T) {
 		{source: "nextjs-starter-vendure src/lib/vendure/api.ts header vendure-auth-token", header: hdr("vendure-auth-token", "0d5b1c6a8e6f4f3a"), platform: PlatformVendure, strength: StrengthStrong},
 		{source: "nextjs-starter-vendure src/lib/auth.ts cookie vendure-auth-token", header: hdr("Set-Cookie", "vendure-auth-token=0d5b1c6a8e6f4f3a; Path=/; HttpOnly; SameSite=Lax"), platform: PlatformVendure, strength: StrengthStrong},
 		{source: "Vendure apiOptions.shopApiPath shop-api in a storefront's client config", html: `<script>window.__ENV = {"VENDURE_API_URL":"https://shop.example/shop-api"};</script>`, platform: PlatformVendure, strength: StrengthStrong},
+		{source: "Vendure 3.7.3 shop-api Access-Control-Expose-Headers vendure-auth-token", header: hdr("Access-Control-Expose-Headers", "vendure-auth-token"), platform: PlatformVendure, strength: StrengthStrong},
+		{source: "nextjs-starter-vendure React server payload priceWithTax (weak)", html: `<script>self.__next_f.push([1,"{\"priceWithTax\":12999,\"currencyCode\":\"USD\"}"])</script>`, platform: PlatformVendure, strength: StrengthWeak},
 		{source: "Vendure AssetServerPlugin preview URL through next/image (weak)", html: `<img srcset="/_next/image?url=https%3A%2F%2Fshop.example%2Fassets%2Fpreview%2F71%2Fderick-david-409858-unsplash__preview.jpg&amp;w=640&amp;q=75 1x">`, platform: PlatformVendure, strength: StrengthWeak},
 
 		// OpenCart.
