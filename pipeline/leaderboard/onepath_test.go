@@ -1,6 +1,9 @@
 package leaderboard
 
 import (
+	"encoding/json"
+	"net/http"
+	"strings"
 	"testing"
 
 	"svc/datasets/svc100"
@@ -50,5 +53,58 @@ func TestRunPathMatchesTheBoardRuns(t *testing.T) {
 	}
 	if _, _, err := RunPath(t.Context(), opts, "browser", "https://x.test"); err == nil {
 		t.Error("an unknown path is not an error")
+	}
+}
+
+// TestPathsDoNotNeedTheHomepage: the MCP path starts at its endpoint, so
+// a homepage in a redirect loop does not stop it (a storefront MCP whose
+// catalog search fails is no_cart catalog_search_failed, not an
+// unreachable store); only when the endpoint is not there either does the
+// homepage explain the outcome (error unreachable_*), after the path's
+// own steps.
+func TestPathsDoNotNeedTheHomepage(t *testing.T) {
+	rpc := func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			ID     any    `json:"id"`
+			Method string `json:"method"`
+		}
+		_ = json.NewDecoder(r.Body).Decode(&req)
+		out := map[string]any{"jsonrpc": "2.0", "id": req.ID}
+		switch req.Method {
+		case "initialize":
+			out["result"] = map[string]any{"protocolVersion": "2025-06-18", "serverInfo": map[string]any{"name": "store"}, "capabilities": map[string]any{}}
+		case "tools/list":
+			out["result"] = map[string]any{"tools": []any{map[string]any{"name": "search_catalog", "inputSchema": map[string]any{"type": "object"}}}}
+		default:
+			out["error"] = map[string]any{"code": -32603, "message": "internal error"}
+		}
+		w.Header().Set("Content-Type", "application/json")
+		_ = json.NewEncoder(w).Encode(out)
+	}
+	for _, c := range []struct {
+		name    string
+		mcp     bool
+		outcome string
+		reason  string
+	}{
+		{"endpoint served", true, OutcomeNoCart, "catalog_search_failed"},
+		{"no endpoint", false, OutcomeError, ""},
+	} {
+		mux := http.NewServeMux()
+		mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/", http.StatusFound) })
+		if c.mcp {
+			mux.HandleFunc("/api/mcp", rpc)
+		}
+		sw := startSample(t, mux)
+		res, err := RunPathLog(t.Context(), sw.opts(), PathMCP, "https://ucp-sample.test")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != c.outcome || (c.reason != "" && res.Reason != c.reason) || (c.reason == "" && !strings.HasPrefix(res.Reason, "unreachable_")) {
+			t.Errorf("%s: got %s [%s], want %s [%s]\nlog: %+v", c.name, res.Outcome, res.Reason, c.outcome, c.reason, res.Log)
+		}
+		if len(res.Log) == 0 || res.Log[0].Action == "homepage" {
+			t.Errorf("%s: the path did not start at its endpoint: %+v", c.name, res.Log)
+		}
 	}
 }
