@@ -30,7 +30,7 @@ var Checks = &Table{
 		opt("edge_block_behind_allow_all", Bool, "Blocked at the edge although robots.txt disallows no AI agent."),
 		opt("parked", Bool, "The host serves a domain-parking page."),
 		opt("redirects_to_other_brand", Bool, "The homepage redirects to another brand's registrable domain."),
-		opt("platform", String, "shopify, woocommerce, magento, bigcommerce, salesforce_commerce_cloud, shopware, prestashop, squarespace, wix or custom, from page signatures."),
+		opt("platform", String, "shopify, woocommerce, magento, bigcommerce, salesforce_commerce_cloud, shopware, prestashop, squarespace, wix, evershop, vendure, opencart, saleor, medusa, sylius, nopcommerce, volusion, shift4shop, square_online, ecwid, commercetools or custom, from page signatures."),
 		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer (storefront MCP, /products.json or a Store API)."),
 		opt("catalog_source", String, "Which catalog answered: storefront_mcp, products_json or store_api."),
 		opt("catalog_products", Int64, "Products in the catalog answer."),

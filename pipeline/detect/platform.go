@@ -36,6 +36,16 @@ const (
 	PlatformCustom = "custom"
 )
 
+// Platforms is every name DetectPlatform gives, custom last: the values of
+// the datasets' platform column, whose description lists them.
+var Platforms = []string{
+	PlatformShopify, PlatformWooCommerce, PlatformMagento, PlatformBigCommerce, PlatformSFCC,
+	PlatformShopware, PlatformPrestaShop, PlatformSquarespace, PlatformWix, PlatformEverShop,
+	PlatformVendure, PlatformOpenCart, PlatformSaleor, PlatformMedusa, PlatformSylius,
+	PlatformNopCommerce, PlatformVolusion, PlatformShift4Shop, PlatformSquareOnline, PlatformEcwid,
+	PlatformCommercetools, PlatformCustom,
+}
+
 // Strength of a platform finding.
 const (
 	// StrengthStrong: at least one signature only that platform produces.
