@@ -72,7 +72,7 @@ var StoreAnswers = &Table{
 			"true when the path returned a checkout; false when it ended without one, or when the store's UCP profile is missing or "+
 			"invalid (no UCP service could return one); null when not measured (a valid, unreadable or unvalidated profile the "+
 			"path did not take to a cart). The weekly figure is the share of market = US stores where it is true. Method "+
-			"agent-path/2 creates a UCP checkout session (REST or MCP binding), reads it back and cancels it; true means a "+
+			"agent-path/2 and later create a UCP checkout session (REST or MCP binding), reads it back and cancels it; true means a "+
 			"session was created. It never completes one or sends payment. Not an order."),
 		opt("checkout_webmcp_detected", Bool, "Checkout WebMCP tools were seen: with status measured, whether the checkout page a browser shopper reached registered or declared any WebMCP tool (true or false); with evidence, true; null otherwise (inferred or unknown: not seen)."),
 		opt("checkout_webmcp_tools", JSON, "The Checkout WebMCP tool names (JSON array): those seen at the checkout page when measured, those the server HTML declares with evidence, the platform's hosted-checkout tools when inferred, [] otherwise. Names only."),

@@ -20,8 +20,12 @@ import (
 // is the agent.version of those runs and changes when what they do changes.
 //
 // agent-path/1 drove UCP as far as catalog search; agent-path/2 (issue 21)
-// creates, reads back and cancels a UCP checkout session over REST or MCP.
-const MethodVersion = "agent-path/2"
+// creates, reads back and cancels a UCP checkout session over REST or MCP;
+// agent-path/3 (issue 33) speaks the release the business declares (the
+// 2026-01 shapes too) and names it in UCP-Agent, takes an item from the
+// storefront's Product JSON-LD when no catalog answers, and starts at the
+// profile or endpoint rather than the home page.
+const MethodVersion = "agent-path/3"
 
 // RunOptions configure the pipeline's own agent-path runs.
 type RunOptions struct {
