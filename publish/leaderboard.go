@@ -31,18 +31,44 @@ type Leaderboard struct {
 	Stores               []GridRow      `json:"stores,omitempty"`
 }
 
-// RunStats are the figures of one run. A path that was not run has n 0
-// and every figure null: no count of an unrun path is published as a
-// measured zero.
+// RunStats are the figures of one run. n counts the stores the run
+// attempted: a not_attempted result is unmeasured, so it is counted in
+// NotAttempted, beside n, and never in n, the rate or the interval. A
+// path that was not run, or a run that attempted no store, has n 0 and
+// every figure null: nothing unmeasured is published as a measured zero.
 type RunStats struct {
-	N             int            `json:"n"`
-	CartSuccesses *int           `json:"cartSuccesses"` // null when n is 0
-	Rate          *float64       `json:"rate"`          // null when n is 0
-	Wilson95      *Interval      `json:"wilson95"`      // null when n is 0
-	Outcomes      *OutcomeCounts `json:"outcomes"`      // null when n is 0
-	FirstAt       *time.Time     `json:"firstAttemptAt"`
-	LastAt        *time.Time     `json:"lastAttemptAt"`
+	N             int       `json:"n"`
+	CartSuccesses *int      `json:"cartSuccesses"` // null when n is 0
+	Rate          *float64  `json:"rate"`          // cartSuccesses / n; null when n is 0
+	Wilson95      *Interval `json:"wilson95"`      // null when n is 0
+	// Outcomes counts every result by outcome, not_attempted included;
+	// null when the run reported no result (a path not run).
+	Outcomes *OutcomeCounts `json:"outcomes"`
+	// NotAttempted is what the run reported but did not attempt, with
+	// why; null when the run reported no result.
+	NotAttempted *NotAttempted `json:"notAttempted"`
+	FirstAt      *time.Time    `json:"firstAttemptAt"`
+	LastAt       *time.Time    `json:"lastAttemptAt"`
 }
+
+// NotAttempted counts the not_attempted results of a run, kept out of n,
+// the rate and the interval, and says why.
+type NotAttempted struct {
+	Count int `json:"count"`
+	// Reasons count the results per reason, most first, then by reason;
+	// ReasonUnspecified for a result that gave none (an outside
+	// submission gives none). Empty when Count is 0.
+	Reasons []ReasonCount `json:"reasons"`
+}
+
+// ReasonCount is how many not_attempted results gave one reason.
+type ReasonCount struct {
+	Reason string `json:"reason"`
+	Count  int    `json:"count"`
+}
+
+// ReasonUnspecified is the reason of a not_attempted result that gave none.
+const ReasonUnspecified = "unspecified"
 
 // Successes is the count of cart successes, 0 for a run with no result.
 func (s RunStats) Successes() int {

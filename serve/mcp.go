@@ -147,7 +147,7 @@ var mcpTools = []mcpTool{
 			return m, nil
 		}},
 	{"agent_leaderboard",
-		"Cart success over the fixed SVC-100 v1 test set (100 stores, stopped before payment) per agent path: browser shoppers A-E, the UCP path and the storefront MCP path, with n, dates, evidence labels and Wilson 95% intervals; unverified outside submissions listed apart as self-reported. include_stores adds the 100-store grid." + savedOnly,
+		"Cart success over the fixed SVC-100 v1 test set (100 stores, stopped before payment) per agent path: browser shoppers A-E, the UCP path and the storefront MCP path, with n (the stores attempted), dates, evidence labels and Wilson 95% intervals; not_attempted results are counted apart (notAttempted, with reasons) and never enter n or a rate, and a path that attempted no store is Not measured (rate null), never 0; unverified outside submissions listed apart as self-reported. include_stores adds the 100-store grid." + savedOnly,
 		obj(map[string]any{"include_stores": map[string]any{"type": "boolean", "description": "Include the per-store grid of 100 rows."}}),
 		func(s *Server, ctx context.Context, c string, a map[string]any) (any, error) {
 			return s.savedJSON(leaderboardArgs(a).path())

@@ -22,7 +22,9 @@ var FrozenFiles = []string{svc100.CSVPath, svc100.SchemaPath}
 
 // Methodology is published with the leaderboard.
 const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped before payment. " +
-	"n counts every result a run reported, not_attempted included: a store a run skipped is a store where it did not reach the cart. " +
+	"n counts the stores a run attempted: a not_attempted result is unmeasured, not a failure, so it is counted apart (notAttempted, with its reasons) " +
+	"and enters neither n, the rate nor the interval; a run that attempted no store (status not_attempted) is Not measured, with no figures, never 0 %. " +
+	"The same rule holds for outside submissions. " +
 	"A cart success is added_to_cart or checkout_reached; it is not an order. " +
 	"The interval is the Wilson score interval at 95% (z = 1.96); rates and bounds are rounded to 3 decimals. " +
 	"paths are the service's own measured runs: browser shoppers A to E (the shop stage's runs in headless Chromium, to the first checkout page) and the " +
@@ -35,7 +37,7 @@ const Methodology = "Cart success over the fixed SVC-100 v1 test set, stopped be
 	"a profile the run could not check against the UCP schemas is not_attempted. " +
 	"The storefront-MCP path stops at the cart: a cart that came back with a checkout link counts as checkout_reached (the link is never opened or kept), " +
 	"a cart without one as added_to_cart. " +
-	"Per-store reasons are in the leaderboard_results table. " +
+	"Per-store reasons are in the leaderboard_results table, whose cart_success is null for a not_attempted row, so its average over a run is the run's rate. " +
 	"A path without a run (status not_run, evidence Not measured) has no figures: it is unmeasured, not zero; a browser path is not run when " +
 	"Chromium was absent or, for D, no model was configured. " +
 	"rank is the standard competition rank (1, 2, 2, 4) within paths and, apart, within unverified: by the lower Wilson bound, " +

@@ -1,6 +1,7 @@
 package leaderboard
 
 import (
+	"sort"
 	"time"
 
 	"svc/datasets"
@@ -44,8 +45,12 @@ func build(own map[string]*AgentRun, subs []Stored, opts AggregateOptions) (*pub
 		s := r.Submission
 		row := publish.AgentPathRow{ID: p.ID, Label: p.Label, Path: p.Path, Agent: s.Agent.Name, AgentVersion: s.Agent.Version, Status: StatusMeasured,
 			RunID: &r.RunID, Verified: true, Evidence: EvidenceMeasured, MeasuredBy: strPtr(r.MeasuredBy),
-			Method: r.Method, RunStats: stats(s),
+			Method: r.Method, RunStats: stats(s, r.Reasons),
 			StartedAt: timePtr(s.Run.StartedAt), FinishedAt: timePtr(s.Run.FinishedAt)}
+		if row.N == 0 {
+			// It ran but attempted no store: unmeasured, never 0 %.
+			row.Status, row.Evidence = StatusNotAttempted, EvidenceNotMeasured
+		}
 		b.Paths = append(b.Paths, row)
 		rows = append(rows, resultRows(r.RunID, &p.ID, s, row.Verified, row.Evidence, false, r.Reasons, nil)...)
 	}
@@ -82,7 +87,7 @@ func NewSubmissionRow(st Stored, inDataset bool) publish.SubmissionRow {
 	return publish.SubmissionRow{
 		ID: st.ID, Status: st.Status, Verified: false, Evidence: EvidenceSelfReported,
 		Agent: publish.PublicAgent{Name: s.Agent.Name, Version: s.Agent.Version, Builder: s.Agent.Builder, URL: s.Agent.URL, Model: s.Agent.Model},
-		Path:  s.Agent.Path, RunStats: stats(s),
+		Path:  s.Agent.Path, RunStats: stats(s, nil),
 		StartedAt: timePtr(s.Run.StartedAt), FinishedAt: timePtr(s.Run.FinishedAt),
 		SubmittedAt: st.SubmittedAt.UTC(), InDataset: inDataset, Notes: s.Run.Notes,
 	}
@@ -90,14 +95,20 @@ func NewSubmissionRow(st Stored, inDataset bool) publish.SubmissionRow {
 
 func strPtr(s string) *string { return &s }
 
-func stats(s *Submission) publish.RunStats {
-	st := publish.RunStats{N: len(s.Results)}
-	if st.N == 0 {
+// stats are the figures of a run: n counts the attempted results; a
+// not_attempted result is counted apart (with its reason, from reasons
+// by store id when the run gave one) and enters neither n, the rate nor
+// the interval.
+func stats(s *Submission, reasons map[string]string) publish.RunStats {
+	var st publish.RunStats
+	if len(s.Results) == 0 {
 		return st
 	}
 	var o publish.OutcomeCounts
+	na := &publish.NotAttempted{Reasons: []publish.ReasonCount{}}
+	st.Outcomes, st.NotAttempted = &o, na
 	successes := 0
-	st.Outcomes, st.CartSuccesses = &o, &successes
+	why := map[string]int{}
 	for _, r := range s.Results {
 		switch r.Outcome {
 		case OutcomeAddedToCart:
@@ -113,6 +124,15 @@ func stats(s *Submission) publish.RunStats {
 		case OutcomeNotAttempted:
 			o.NotAttempted++
 		}
+		if r.Outcome == OutcomeNotAttempted {
+			reason := reasons[r.ID]
+			if reason == "" {
+				reason = publish.ReasonUnspecified
+			}
+			why[reason]++
+			continue
+		}
+		st.N++
 		if CartSuccess(r.Outcome) {
 			successes++
 		}
@@ -126,9 +146,19 @@ func stats(s *Submission) publish.RunStats {
 			}
 		}
 	}
+	na.Count = o.NotAttempted
+	for reason, n := range why {
+		na.Reasons = append(na.Reasons, publish.ReasonCount{Reason: reason, Count: n})
+	}
+	sort.Slice(na.Reasons, func(i, j int) bool {
+		if a, b := na.Reasons[i], na.Reasons[j]; a.Count != b.Count {
+			return a.Count > b.Count
+		}
+		return na.Reasons[i].Reason < na.Reasons[j].Reason
+	})
 	if lo, hi, ok := Wilson(successes, st.N, Z95); ok {
 		rate := round3(float64(successes) / float64(st.N))
-		st.Rate = &rate
+		st.CartSuccesses, st.Rate = &successes, &rate
 		st.Wilson95 = &publish.Interval{Low: round3(lo), High: round3(hi)}
 	}
 	return st
@@ -155,9 +185,13 @@ func resultRows(runID string, pathID *string, s *Submission, verified bool, evid
 		if v := reasons[r.ID]; v != "" {
 			reason = v
 		}
+		var success any = CartSuccess(r.Outcome)
+		if r.Outcome == OutcomeNotAttempted {
+			success = nil // unmeasured: out of any rate taken over the table
+		}
 		rows = append(rows, datasets.Row{
 			runID, r.ID, st.Host, pathID, s.Agent.Name, nullStr(s.Agent.Version), nullStr(s.Agent.Model), s.Agent.Path,
-			verified, evidence, fixture, r.Outcome, CartSuccess(r.Outcome), reason,
+			verified, evidence, fixture, r.Outcome, success, reason,
 			timePtr(r.At), r.Steps, r.Seconds, nullStr(r.EvidenceURL),
 			timePtr(s.Run.StartedAt), timePtr(s.Run.FinishedAt), submitted,
 		})

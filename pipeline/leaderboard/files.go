@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"svc/datasets"
 	"svc/publish"
@@ -71,19 +72,32 @@ func statsCells(s publish.RunStats) datasets.Row {
 	return row
 }
 
+// reasonsCell is the not_attempted_reasons cell: "reason count" per
+// reason, "; " between, in the JSON's order; empty when there is none.
+func reasonsCell(s publish.RunStats) any {
+	if s.NotAttempted == nil || len(s.NotAttempted.Reasons) == 0 {
+		return nil
+	}
+	var parts []string
+	for _, r := range s.NotAttempted.Reasons {
+		parts = append(parts, fmt.Sprintf("%s %d", r.Reason, r.Count))
+	}
+	return strings.Join(parts, "; ")
+}
+
 func boardCSV(b *publish.Leaderboard) ([]byte, error) {
 	var rows []datasets.Row
 	for _, p := range b.Paths {
 		row := datasets.Row{rankCell(p.Rank), "svc", p.ID, p.Label, p.Path, p.Agent, nullStr(p.AgentVersion), nil, p.RunID,
 			p.Status, p.Verified, p.Evidence, p.FixtureData}
 		row = append(row, statsCells(p.RunStats)...)
-		rows = append(rows, append(row, p.StartedAt, p.FinishedAt, nil, nil, b.FixtureStandIn, int64(len(rows)+1)))
+		rows = append(rows, append(row, p.StartedAt, p.FinishedAt, nil, nil, b.FixtureStandIn, int64(len(rows)+1), reasonsCell(p.RunStats)))
 	}
 	for _, s := range b.Unverified.Runs {
 		row := datasets.Row{rankCell(s.Rank), "unverified", s.ID, nil, s.Path, s.Agent.Name,
 			nullStr(s.Agent.Version), nullStr(s.Agent.Model), s.ID, s.Status, false, s.Evidence, false}
 		row = append(row, statsCells(s.RunStats)...)
-		rows = append(rows, append(row, s.StartedAt, s.FinishedAt, s.SubmittedAt, s.InDataset, b.FixtureStandIn, int64(len(rows)+1)))
+		rows = append(rows, append(row, s.StartedAt, s.FinishedAt, s.SubmittedAt, s.InDataset, b.FixtureStandIn, int64(len(rows)+1), reasonsCell(s.RunStats)))
 	}
 	return writeCSV(datasets.LeaderboardBoard, rows)
 }

@@ -32,6 +32,9 @@ const (
 const (
 	StatusMeasured = "measured" // a run the service measured
 	StatusNotRun   = "not_run"  // no run of the path was found
+	// StatusNotAttempted is a run that attempted no store (every result
+	// not_attempted): n 0, figures null, evidence Not measured.
+	StatusNotAttempted = "not_attempted"
 )
 
 // PathInfo is one agent path of the service's own board.

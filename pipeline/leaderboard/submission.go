@@ -432,14 +432,24 @@ func (s *Submission) ID() string { return "sub-" + s.Key()[:16] }
 // Receipt is the body of the API's 201 (and, with the existing id, 200)
 // answer to a submission.
 type Receipt struct {
-	OK            bool   `json:"ok"`
-	ID            string `json:"id"`
-	Status        string `json:"status"`
-	N             int    `json:"n"`
-	CartSuccesses int    `json:"cart_successes"`
+	OK     bool   `json:"ok"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	// N counts the stores the run attempted (as on the board): its
+	// not_attempted results are counted in NotAttempted, not in N.
+	N             int `json:"n"`
+	CartSuccesses int `json:"cart_successes"`
+	NotAttempted  int `json:"not_attempted"`
 }
 
 // Receipt returns the answer to an accepted submission.
 func (s *Submission) Receipt() Receipt {
-	return Receipt{OK: true, ID: s.ID(), Status: StatusUnverified, N: len(s.Results), CartSuccesses: s.CartSuccesses()}
+	skipped := 0
+	for _, r := range s.Results {
+		if r.Outcome == OutcomeNotAttempted {
+			skipped++
+		}
+	}
+	return Receipt{OK: true, ID: s.ID(), Status: StatusUnverified, N: len(s.Results) - skipped,
+		CartSuccesses: s.CartSuccesses(), NotAttempted: skipped}
 }
