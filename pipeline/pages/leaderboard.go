@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"html"
 	"io"
+	"math"
+	"strconv"
 	"strings"
 
 	"svc/publish"
@@ -67,40 +69,53 @@ func leaderboardPage(board *publish.Leaderboard, hasPage func(host string) bool)
 	return &Page{Title: "Agent leaderboard", Section: "leaderboard", Description: desc, Data: d}
 }
 
-// Chart geometry, in SVG user units: the chart scales with its container.
+// Chart geometry. The SVG has no viewBox, so nothing in it scales with
+// its width: its text is set in rem (the labels at body size, at every
+// width), its heights in em of that size, so a row keeps room for its
+// label whatever the reader's text size, and its horizontal positions in
+// percent of its width, so the bars stretch with the page.
 const (
-	lbWidth  = 480
-	lbLeft   = 8
-	lbRight  = 472 // the axis spans lbLeft..lbRight
-	lbTop    = 8
-	lbRow    = 60 // one path: its label line and its bar
-	lbBottom = 40 // the axis labels
+	lbTop    = 0.5 // em above the first row
+	lbRow    = 3.2 // em per path: its label line and its bar
+	lbBase   = 1.2 // em from a row's top to its label's baseline
+	lbBar    = 1.6 // em from a row's top to its bar
+	lbBarH   = 1.0 // em, the bar's height
+	lbBottom = 2.0 // em below the rows: the axis labels
+	lbAxis   = 0.875
 )
 
-func lbX(v float64) float64 { return lbLeft + v*(lbRight-lbLeft) }
+// lbX is the x of a rate in percent of the chart's width: the axis spans
+// 1 % to 99 %, so the whiskers at 0 and 1 are not cut.
+func lbX(v float64) float64 { return 1 + v*98 }
 
 // leaderboardSVG draws each path's cart-success rate as a bar with its
 // Wilson 95% interval as an error whisker. The SVG is labelled for screen
 // readers; the table beside it gives every number as text.
 func leaderboardSVG(paths []publish.AgentPathRow) string {
-	h := lbTop + len(paths)*lbRow + lbBottom
+	em := func(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) + "em" }
+	pc := func(v float64) string { return strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64) + "%" }
+	h := lbTop + float64(len(paths))*lbRow + lbBottom
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg class="chart" viewBox="0 0 %d %d" role="img" aria-labelledby="lb-title lb-desc" xmlns="http://www.w3.org/2000/svg">`, lbWidth, h)
+	fmt.Fprintf(&b, `<svg class="bars" width="100%%" height="%s" role="img" aria-labelledby="lb-title lb-desc" xmlns="http://www.w3.org/2000/svg">`, em(h))
 	b.WriteString(`<title id="lb-title">Cart success per agent path, with Wilson 95% intervals</title>`)
 	var desc []string
 	for _, p := range paths {
 		if p.Rate == nil || p.Wilson95 == nil {
-			desc = append(desc, p.Label+": not run")
+			desc = append(desc, chartLabel(p)+": "+unmeasured(p))
 			continue
 		}
-		desc = append(desc, fmt.Sprintf("%s: %s (interval %s to %s, n %d)", chartLabel(p), rate(*p.Rate), rate(p.Wilson95.Low), rate(p.Wilson95.High), p.N))
+		d := fmt.Sprintf("%s: %s (interval %s to %s, n %d", chartLabel(p), rate(*p.Rate), rate(p.Wilson95.Low), rate(p.Wilson95.High), p.N)
+		if p.NotAttempted != nil && p.NotAttempted.Count > 0 {
+			d += fmt.Sprintf("; %d not attempted, not counted", p.NotAttempted.Count)
+		}
+		desc = append(desc, d+")")
 	}
 	fmt.Fprintf(&b, `<desc id="lb-desc">%s.</desc>`, html.EscapeString(strings.Join(desc, "; ")))
 	// Grid lines and axis labels every 25%.
-	axisY := lbTop + len(paths)*lbRow
+	axisY := lbTop + float64(len(paths))*lbRow
 	for _, v := range []float64{0, 0.25, 0.5, 0.75, 1} {
-		x := lbX(v)
-		fmt.Fprintf(&b, `<line class="grid" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`, x, lbTop, x, axisY)
+		x := pc(lbX(v))
+		fmt.Fprintf(&b, `<line class="grid" x1="%s" y1="%s" x2="%s" y2="%s"/>`, x, em(lbTop), x, em(axisY))
 		anchor := "middle"
 		switch v {
 		case 0:
@@ -108,28 +123,39 @@ func leaderboardSVG(paths []publish.AgentPathRow) string {
 		case 1:
 			anchor = "end"
 		}
-		fmt.Fprintf(&b, `<text class="axis" x="%.1f" y="%d" text-anchor="%s">%d%%</text>`, x, axisY+24, anchor, int(v*100))
+		// The axis text is smaller: its em is its own size.
+		fmt.Fprintf(&b, `<text class="axis" x="%s" y="%s" text-anchor="%s">%d%%</text>`, x, em((axisY+1.5)/lbAxis), anchor, int(v*100))
 	}
 	for i, p := range paths {
-		y := lbTop + i*lbRow
-		fmt.Fprintf(&b, `<text class="label" x="%d" y="%d">%s</text>`, lbLeft, y+20, html.EscapeString(chartLabel(p)))
-		barY := y + 28
+		y := lbTop + float64(i)*lbRow
+		fmt.Fprintf(&b, `<text class="label" x="%s" y="%s">%s</text>`, pc(lbX(0)), em(y+lbBase), html.EscapeString(chartLabel(p)))
 		if p.Rate == nil || p.Wilson95 == nil {
-			fmt.Fprintf(&b, `<text class="value" x="%d" y="%d" text-anchor="end">not run</text>`, lbRight, y+20)
+			fmt.Fprintf(&b, `<text class="value" x="%s" y="%s" text-anchor="end">%s</text>`, pc(lbX(1)), em(y+lbBase), unmeasured(p))
 			continue
 		}
-		fmt.Fprintf(&b, `<text class="value" x="%d" y="%d" text-anchor="end">%s</text>`, lbRight, y+20, rate(*p.Rate))
-		fmt.Fprintf(&b, `<rect class="track" x="%d" y="%d" width="%d" height="16"/>`, lbLeft, barY, lbRight-lbLeft)
-		if w := lbX(*p.Rate) - lbLeft; w > 0 {
-			fmt.Fprintf(&b, `<rect class="bar" x="%d" y="%d" width="%.1f" height="16"/>`, lbLeft, barY, w)
+		barY := y + lbBar
+		fmt.Fprintf(&b, `<text class="value" x="%s" y="%s" text-anchor="end">%s</text>`, pc(lbX(1)), em(y+lbBase), rate(*p.Rate))
+		fmt.Fprintf(&b, `<rect class="track" x="%s" y="%s" width="%s" height="%s"/>`, pc(lbX(0)), em(barY), pc(lbX(1)-lbX(0)), em(lbBarH))
+		if w := lbX(*p.Rate) - lbX(0); w > 0 {
+			fmt.Fprintf(&b, `<rect class="bar" x="%s" y="%s" width="%s" height="%s"/>`, pc(lbX(0)), em(barY), pc(w), em(lbBarH))
 		}
-		lo, hi, mid := lbX(p.Wilson95.Low), lbX(p.Wilson95.High), barY+8
-		fmt.Fprintf(&b, `<line class="whisker" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`, lo, mid, hi, mid)
-		fmt.Fprintf(&b, `<line class="whisker" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`, lo, barY+2, lo, barY+14)
-		fmt.Fprintf(&b, `<line class="whisker" x1="%.1f" y1="%d" x2="%.1f" y2="%d"/>`, hi, barY+2, hi, barY+14)
+		lo, hi, mid := pc(lbX(p.Wilson95.Low)), pc(lbX(p.Wilson95.High)), em(barY+lbBarH/2)
+		top, bottom := em(barY+0.125), em(barY+lbBarH-0.125)
+		fmt.Fprintf(&b, `<line class="whisker" x1="%s" y1="%s" x2="%s" y2="%s"/>`, lo, mid, hi, mid)
+		fmt.Fprintf(&b, `<line class="whisker" x1="%s" y1="%s" x2="%s" y2="%s"/>`, lo, top, lo, bottom)
+		fmt.Fprintf(&b, `<line class="whisker" x1="%s" y1="%s" x2="%s" y2="%s"/>`, hi, top, hi, bottom)
 	}
 	b.WriteString(`</svg>`)
 	return b.String()
+}
+
+// unmeasured is what the chart says of a path with no rate: not run (no
+// run), or not measured (a run that attempted no store).
+func unmeasured(p publish.AgentPathRow) string {
+	if p.NotAttempted != nil && p.NotAttempted.Count > 0 {
+		return "not measured"
+	}
+	return "not run"
 }
 
 // chartLabel is a path's label in the chart, with what its figure is not.
