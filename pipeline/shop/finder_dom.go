@@ -74,9 +74,17 @@ func pageKey(u *url.URL) string {
 
 // routeParams are the query parameters that choose the page of a store
 // routed by one script: OpenCart (route, product_id, path), Zen Cart
-// (main_page, products_id, cPath), osCommerce (products_id, cPath) and
-// PrestaShop without friendly URLs (controller, id_product, id_category).
-var routeParams = []string{"route", "main_page", "controller", "product_id", "products_id", "id_product", "path", "cPath", "id_category"}
+// (main_page, products_id, cPath), osCommerce (products_id, cPath),
+// PrestaShop without friendly URLs (controller, id_product, id_category),
+// CS-Cart (dispatch), and WordPress with plain permalinks, WooCommerce's
+// among them: the public query variables of wp-includes/class-wp.php
+// (p, page_id, cat, tag, s, post_type, name, pagename, paged, m,
+// attachment_id) and those of WooCommerce's post types and taxonomies
+// (product, product_cat, product_tag; includes/class-wc-post-types.php),
+// so that /?page_id=5 (its Shop page) is not the home page /.
+var routeParams = []string{"route", "main_page", "controller", "product_id", "products_id", "id_product", "path", "cPath", "id_category",
+	"dispatch", "p", "page_id", "cat", "tag", "s", "post_type", "name", "pagename", "paged", "m", "attachment_id",
+	"product", "product_cat", "product_tag"}
 
 // queryRoute is the page a script-routed store's address names in its
 // query (its routing parameters, in a fixed order), or "" for an address
@@ -106,13 +114,19 @@ func scriptPath(u *url.URL) bool {
 // index.php?route=product/product&product_id=40, Zen Cart's
 // index.php?main_page=product_info&products_id=1, osCommerce's
 // product_info.php?products_id=28, PrestaShop's
-// index.php?id_product=1&controller=product.
+// index.php?id_product=1&controller=product, and WooCommerce's with plain
+// permalinks, /?product=hoodie or /?post_type=product&p=15 (get_permalink
+// of its product post type; an add-to-cart link is not one).
 func queryProduct(u *url.URL) bool {
 	q := u.Query()
 	switch {
 	case !scriptPath(u):
 		return false
 	case q.Get("route") == "product/product", q.Get("main_page") == "product_info":
+		return true
+	case q.Has("add-to-cart"):
+		return false
+	case q.Get("product") != "", q.Get("post_type") == "product" && q.Get("p") != "":
 		return true
 	case strings.HasSuffix(strings.ToLower(u.Path), "/product_info.php") && q.Get("products_id") != "":
 		return true

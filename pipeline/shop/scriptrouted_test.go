@@ -26,6 +26,13 @@ func TestScriptRoutedProductAddresses(t *testing.T) {
 		"https://s.example/index.php?id_category=3&controller=category":              false,
 		"https://s.example/collections/all?product_id=40":                            false,
 		"https://s.example/products/tee?variant=1":                                   false, // reProduct's, not the query's
+		// WooCommerce 7.9.0 with plain permalinks (the lab's store).
+		"https://s.example/?product=hoodie":         true,
+		"https://s.example/?post_type=product&p=15": true,
+		"https://s.example/?add-to-cart=22":         false,
+		"https://s.example/?page_id=5":              false,
+		"https://s.example/?post_type=product":      false,
+		"https://s.example/?product_cat=clothing":   false,
 	} {
 		u, _ := url.Parse(raw)
 		if got := queryProduct(u); got != product {
@@ -40,6 +47,12 @@ func TestScriptRoutedProductAddresses(t *testing.T) {
 		{"https://s.example/index.php?route=product/product&product_id=40&search=x", "https://s.example/index.php?product_id=40&route=product/product", true},
 		{"https://s.example/index.php?route=product/product&product_id=40", "https://s.example/index.php?route=common/home", false},
 		{"https://s.example/products/tee?variant=1", "https://s.example/products/tee?variant=2", true},
+		// WordPress with plain permalinks: its Shop page is not its home,
+		// two products are two pages.
+		{"https://s.example/?page_id=5", "https://s.example/", false},
+		{"https://s.example/?post_type=product", "https://s.example/", false},
+		{"https://s.example/?product=album", "https://s.example/?product=beanie", false},
+		{"https://s.example/?page_id=6&utm_source=x", "https://s.example/?page_id=6", true},
 	} {
 		if got := samePage(tc.a, tc.b); got != tc.same {
 			t.Errorf("samePage(%s, %s) = %v, want %v", tc.a, tc.b, got, tc.same)
