@@ -28,7 +28,7 @@ export SVC_UCP_SCHEMA_DIR ?= $(SHARED)/ucp/schema
 export SVC_SHARED_DIR ?= $(SHARED)
 endif
 
-.PHONY: all build test checks demo shards bench fuzz clean
+.PHONY: all build test checks demo shards bench fuzz clean lab lab-test lab-table
 
 all: build
 
@@ -54,6 +54,23 @@ UCP_SCHEMAS ?= $(wildcard ../shared/ucp/schema)
 
 demo: build
 	./$(BIN) demo --data $(DATA) $(if $(UCP_SCHEMAS),--ucp-schema-dir $(UCP_SCHEMAS))
+
+# The lab (fixtures/platforms): real store software behind one TLS front on
+# LABADDR. `make lab` serves it until Ctrl-C; `make lab-test` holds every
+# check and agent path on every lab store to its hand-written truth
+# (fixtures/platforms/truth.json); `make lab-table` writes the README's
+# table of it. The first install takes minutes; later runs start in seconds.
+LABADDR   ?= 127.0.0.1:8444
+LABTIME   ?= 80m
+lab: build
+	./$(BIN) fixtures lab --addr $(LABADDR) --data $(DATA)
+
+lab-test: build
+	SVC_LAB=1 SVC_BIN=$(abspath $(BIN)) $(GO) test -count=1 -v -run '^TestLab$$' -timeout $(LABTIME) ./fixtures/platforms/
+
+lab-table: build
+	SVC_LAB=1 SVC_BIN=$(abspath $(BIN)) SVC_LAB_TABLE=$(abspath fixtures/platforms/TABLE.md) \
+	  $(GO) test -count=1 -run '^TestLab$$' -timeout $(LABTIME) ./fixtures/platforms/
 
 # SHARDS crawl processes at once, then SHARDS validate processes, then
 # aggregate and snapshot, over the fixture world into SHARDDATA.
