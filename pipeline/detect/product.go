@@ -10,13 +10,18 @@ const (
 	SourceJSONLD      = "json-ld"
 	SourceShopifyJSON = "shopify-products-json"
 	SourceWooStoreAPI = "woocommerce-store-api"
+	// SourceVendureShopAPI is Vendure's Shop API (GraphQL, /shop-api).
+	SourceVendureShopAPI = "vendure-shop-api"
+	// SourceEverShopGraphQL is EverShop's storefront GraphQL (/api/graphql).
+	SourceEverShopGraphQL = "evershop-graphql"
 )
 
 // Product is one product as an agent would read it, whatever the source.
 // Empty strings mean the source did not give the field (or gave it in a form
 // we could not read, such as a price of 0).
 type Product struct {
-	// Source is SourceJSONLD, SourceShopifyJSON or SourceWooStoreAPI.
+	// Source is SourceJSONLD, SourceShopifyJSON, SourceWooStoreAPI,
+	// SourceVendureShopAPI or SourceEverShopGraphQL.
 	Source string `json:"source"`
 	// Type is the schema.org type (Product, ProductGroup,
 	// IndividualProduct); empty for catalog JSON.
