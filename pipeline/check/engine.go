@@ -184,9 +184,11 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 		}
 	}
 
-	// Catalog: storefront MCP, else /products.json, else the Store API.
+	// Catalog: storefront MCP, else /products.json, else the GraphQL
+	// catalog of a Vendure or EverShop store (asked of those only), else
+	// the WooCommerce Store API.
 	var catalogCurrency string
-	var catalogProducts []detect.Product // the Store API's, for their product pages
+	var catalogProducts []detect.Product // a catalog API's, for their product pages
 	m := e.storefrontMCP(ctx, origin)
 	res.StorefrontMCP = StorefrontMCP{
 		Detected: ptr(m.detected && hasAny(m.tools, catalogTools)), Tools: nonNil(m.tools),
@@ -222,6 +224,13 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 			res.CatalogAnswered = ptr(true)
 			res.Catalog.Products = ptr(len(productsJSON))
 			res.ProductFound = ptr(anyPriced(productsJSON))
+		} else if ps, source, ok := e.headlessCatalog(ctx, origin, page, plat, res); ok {
+			res.Catalog.Source = source
+			res.CatalogAnswered = ptr(true)
+			res.Catalog.Products = ptr(len(ps))
+			res.ProductFound = ptr(anyPriced(ps))
+			catalogCurrency = firstCurrency(ps)
+			catalogProducts = ps
 		} else if ps, ok := e.storeAPI(ctx, origin, page, plat, res); ok {
 			res.Catalog.Source = "store_api"
 			res.CatalogAnswered = ptr(true)

@@ -72,7 +72,7 @@ type Reachability struct {
 
 // CatalogEvidence records which catalog route answered and how.
 type CatalogEvidence struct {
-	Source    string `json:"source,omitempty"` // storefront_mcp | products_json | store_api
+	Source    string `json:"source,omitempty"` // storefront_mcp | products_json | vendure_shop_api | evershop_graphql | store_api
 	Products  *int   `json:"products"`         // products in the answer
 	Throttled bool   `json:"throttled,omitempty"`
 	SoftNot   bool   `json:"soft404,omitempty"` // an HTML page answered where JSON was asked
