@@ -60,7 +60,7 @@ var StoreAnswers = &Table{
 			"(parked or redirects to another brand), unreachable, or check_failed."),
 		opt("svc_url", String, "The store's page on svc (/stores/<host>/): its saved answer in plain words; GET /api/store?host= gives it as JSON."),
 		opt("fix_code", String, "Code of the one recommended fix (see checks.fix_code)."),
-		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer over plain HTTP (storefront MCP, /products.json or a Store API)."),
+		opt("catalog_answered", Bool, "A catalog endpoint gave a well-formed answer over plain HTTP (storefront MCP, /products.json, the GraphQL catalog of a Vendure or EverShop store, or a Store API)."),
 		opt("product_found", Bool, "The catalog answer held a product with a name and a price; null when throttled or no catalog answered."),
 		opt("storefront_mcp", Bool, "The hosted platform's storefront MCP endpoint listed catalog tools (an agent catalog)."),
 		opt("ucp_status", String, "UCP profile verdict: valid, invalid, missing, unreachable, unvalidated (read and no rule failed, but the run had no UCP schemas to validate it against: neither valid nor invalid) or not_checked."),
