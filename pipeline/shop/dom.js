@@ -183,11 +183,28 @@
     return clip(parts.join(' '), 200);
   }
 
-  function cardOf(el) {
-    return !!closestDeep(el, e => {
+  function cardElement(el) {
+    return closestDeep(el, e => {
       const c = (e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '';
       return /product|card|tile|item|grid__item/i.test(c + ' ' + (e.id || '')) || e.tagName === 'ARTICLE' || e.tagName === 'LI';
     });
+  }
+
+  // PRICE is an amount with its currency, as a product tile shows it
+  // ("$45.00", "45,00 €", "USD 20", "kr 99"); flow.go's rePrice holds the
+  // same pattern for the accessibility tree.
+  const PRICE = /(?:[$€£¥₹₩₽]|\b(?:USD|EUR|GBP|CAD|AUD|NZD|JPY|CHF|SEK|NOK|DKK|PLN|CZK|INR|BRL|MXN|kr|Rs)\.?)\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£₹₽]|kr\b|zł|Kč|\b(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK)\b)/;
+  // priced caches, while snapshot reads the page, whether a card shows a
+  // price: a product's tile does, a blog post's or an archive's list item
+  // does not.
+  let priced = null;
+  function cardPriced(card) {
+    if (!card) return false;
+    if (priced && priced.has(card)) return priced.get(card);
+    const t = (card.innerText || card.textContent || '').slice(0, 600);
+    const p = PRICE.test(t);
+    if (priced) priced.set(card, p);
+    return p;
   }
 
   const ACTIONABLE = 'a[href], button, input[type=submit], input[type=button], input[type=image], input[type=radio], input[type=checkbox], select, summary, label, [role=button], [role=link], [role=menuitem], [role=radio], [role=option], [role=tab], [role=checkbox], [role=switch], [onclick], [tabindex]:not([tabindex^="-"])';
@@ -241,10 +258,13 @@
       name: nameOf(el), text: clip(el.innerText || el.textContent, 120), aria: ariaName(el), title: clip(el.title, 80),
       value: tag === 'input' ? clip(el.value, 80) : '', nameAttr: clip(el.getAttribute('name'), 80),
       id: clip(el.id, 80), hint: hint(el), href: '', disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
-      visible: visible(el), dialog: false, dialogName: '', shadow: inShadow(el), region: region(el), card: cardOf(el),
+      visible: visible(el), dialog: false, dialogName: '', shadow: inShadow(el), region: region(el), card: false, priced: false,
       form: formFacts(form), captcha: captchaNear(el), checked: !!el.checked, group: '',
       field: ['input', 'select', 'textarea'].includes(tag) ? fieldKind(el) : '', editable: !!el.isContentEditable,
     };
+    const card = cardElement(el);
+    it.card = !!card;
+    it.priced = cardPriced(card);
     const dlg = dialogOf(el);
     if (dlg) {
       it.dialog = true;
@@ -310,6 +330,7 @@
     const els = allElements(document.documentElement, [], 20000);
     const out = [];
     groups = new Map();
+    priced = new Map();
     try {
       for (const el of els) {
         if (out.length >= MAX_ITEMS) break;
@@ -322,6 +343,7 @@
       }
     } finally {
       groups = null;
+      priced = null;
     }
     return out;
   }

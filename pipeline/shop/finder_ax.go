@@ -161,6 +161,23 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 		}
 		return false
 	}
+	// priced tells whether the list item or article around n shows a
+	// price, as a product's tile does and a blog post's does not.
+	pricedCards := map[accessibility.NodeID]bool{}
+	priced := func(n *accessibility.Node) bool {
+		for p := byID[n.ParentID]; p != nil; p = byID[p.ParentID] {
+			if r := axString(p.Role); r != "listitem" && r != "article" {
+				continue
+			}
+			if v, ok := pricedCards[p.NodeID]; ok {
+				return v
+			}
+			v := rePrice.MatchString(axText(p, byID))
+			pricedCards[p.NodeID] = v
+			return v
+		}
+		return false
+	}
 	for _, n := range nodes {
 		role := axString(n.Role)
 		name := strings.TrimSpace(axString(n.Name))
@@ -231,6 +248,9 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 			}
 			return false
 		})
+		if it.Card {
+			it.Priced = priced(n)
+		}
 		if role == "combobox" || role == "PopUpButton" {
 			it.Options = axOptions(n, byID)
 			it.Expanded = axBool(n, accessibility.PropertyNameExpanded)
@@ -270,6 +290,30 @@ func (s *session) consentFrameItems(consent []cdp.BackendNodeID) []Item {
 		}
 	}
 	return out
+}
+
+// axText is the text under a node, as a screen reader reads it through
+// (its static texts), within a bound.
+func axText(n *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node) string {
+	var b strings.Builder
+	seen := 0
+	var walk func(c *accessibility.Node, depth int)
+	walk = func(c *accessibility.Node, depth int) {
+		if c == nil || depth > 10 || seen > 300 || b.Len() > 600 {
+			return
+		}
+		seen++
+		if axString(c.Role) == "StaticText" {
+			b.WriteString(axString(c.Name))
+			b.WriteByte(' ')
+			return
+		}
+		for _, k := range c.ChildIDs {
+			walk(byID[k], depth+1)
+		}
+	}
+	walk(n, 0)
+	return b.String()
 }
 
 // axOptions lists the options under a combobox, in order.
@@ -324,7 +368,7 @@ func (axFinder) overlay(v view) (control, bool) {
 
 func (axFinder) products(s *session, v view) ([]control, []string) {
 	seen := map[string]bool{}
-	var out, listed, other, buttons []control
+	var out, listed, unpriced, other, buttons []control
 	for _, it := range v.items {
 		if it.Role == "button" && it.Card && it.Region == "main" && !it.Dialog && it.Type == "" && productWords(it.Name) {
 			// A button named after a product in a list item or article
@@ -349,10 +393,17 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 		switch {
 		case reProduct.MatchString(path) || queryProduct(u):
 			out = append(out, axCtl(it))
-		case it.Card && it.Region == "main":
-			// A link in a list item of the main content: how a product
-			// grid reads when its addresses say nothing ("/cedar-candle/").
+		case it.Card && it.Region == "main" && it.Priced:
+			// A link in a list item of the main content that shows a
+			// price: how a product grid reads when its addresses say
+			// nothing ("/cedar-candle/").
 			listed = append(listed, axCtl(it))
+		case it.Card && it.Region == "main":
+			// One that shows no price (a blog post's title): tried after
+			// the store's catalogue link.
+			c := axCtl(it)
+			c.weak = true
+			unpriced = append(unpriced, c)
 		case it.Region == "main" && !it.Dialog && !reOtherLink.MatchString(it.Name) && !reListing.MatchString(it.Name) &&
 			!reCart.MatchString(it.Name) && !reCheckout.MatchString(it.Name) && !reAdd.MatchString(it.Name):
 			// Any other link of the main content, as a person tabbing
@@ -364,8 +415,8 @@ func (axFinder) products(s *session, v view) ([]control, []string) {
 		}
 		seen[key] = true
 	}
-	if len(out)+len(listed) > 0 {
-		return append(append(out, listed...), buttons...), nil
+	if len(out)+len(listed)+len(unpriced) > 0 {
+		return append(append(append(out, listed...), buttons...), unpriced...), nil
 	}
 	return append(buttons, other...), nil
 }

@@ -168,7 +168,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 		fromLD = append(fromLD, pu.String())
 	}
 	seen := map[string]bool{}
-	var first, second, third, fourth []control
+	var first, second, third, fourth, unpriced []control
 	for _, it := range v.items {
 		if scriptCard(it) {
 			// A card that opens its product by script: after every link.
@@ -198,8 +198,14 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 			first = append(first, ctl(it))
 		case reProduct.MatchString(path) || queryProduct(u):
 			second = append(second, ctl(it))
-		case it.Card && it.Region != "header":
+		case it.Card && it.Region != "header" && it.Priced:
 			third = append(third, ctl(it))
+		case it.Card && it.Region != "header":
+			// A card that shows no price (a blog post's title, an
+			// archive's month): tried after the store's catalogue link.
+			c := ctl(it)
+			c.weak = true
+			unpriced = append(unpriced, c)
 		default:
 			continue
 		}
@@ -212,7 +218,7 @@ func (domFinder) products(s *session, v view) ([]control, []string) {
 			direct = append(direct, l)
 		}
 	}
-	return append(append(append(first, second...), third...), fourth...), direct
+	return append(append(append(append(first, second...), third...), fourth...), unpriced...), direct
 }
 
 // scriptCard reports an element of the main content that opens something

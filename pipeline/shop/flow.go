@@ -15,6 +15,11 @@ type control struct {
 	item Item
 	role string
 	name string
+	// weak marks a product candidate that nothing but its place says is
+	// a product (a link in a list item or an article that shows no price:
+	// a blog post's title, an archive's month): the flow tries it only
+	// after the store's catalogue link.
+	weak bool
 }
 
 // view is what a finder sees of the current page.
@@ -104,7 +109,10 @@ var (
 	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
 	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
 	reVariant      = regexp.MustCompile(`(?i)` + optionNames)
-	reListing      = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
+	// rePrice is an amount with its currency, as a product tile shows it;
+	// dom.js's PRICE holds the same pattern.
+	rePrice   = regexp.MustCompile(`(?:[$€£¥₹₩₽]|\b(?:USD|EUR|GBP|CAD|AUD|NZD|JPY|CHF|SEK|NOK|DKK|PLN|CZK|INR|BRL|MXN|kr|Rs)\.?)\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£₹₽]|kr\b|zł|Kč|\b(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK)\b)`)
+	reListing = regexp.MustCompile(`(?i)^\s*(shop(\s+(all|now|the\s+collection|everything))?|all\s+products|products|catalog(ue)?|collections?|new(\s+in|\s+arrivals)?|browse|store|everything|best\s*sellers)\s*$`)
 	// reTerms names a box that agrees to the store's terms of sale;
 	// reMarketing one that signs up for mail, which a shopper never ticks.
 	reTerms     = regexp.MustCompile(`(?i)\b(agree|accept|consent|have\s+read)\b.{0,80}\b(terms|conditions|polic(y|ies))\b|\bterms\s+(and|&)\s+conditions\b|\bterms\s+of\s+(service|sale|use)\b`)
@@ -153,25 +161,43 @@ func (s *session) shop(f finder) error {
 		}
 	}
 	home := s.origin.String()
-	if done, err := s.tryProducts(f, home, v, &tried, &soldOut); done {
+	// The products the start page shows (their address, the store's
+	// JSON-LD or a price says so); links that only sit in a list or an
+	// article (a blog post, an archive) wait for the catalogue.
+	if done, err := s.tryProducts(f, home, v, &tried, &soldOut, pickShown); done {
 		return err
 	}
+	left := false // the shopper left the start page for the catalogue
 	if tried == 0 {
 		// No product on the start page: a "Shop all" or catalogue link.
 		if c, ok := f.listing(s, v); ok {
 			if err := s.use(c, "open the catalogue"); err != nil && errors.Is(err, errStop) {
 				return err
 			} else if err == nil {
+				left = true
 				if err := s.dismiss(f); err != nil {
 					return err
 				}
 				if lv, err := f.look(s); err == nil {
-					if done, err := s.tryProducts(f, lv.st.URL, lv, &tried, &soldOut); done {
+					if done, err := s.tryProducts(f, lv.st.URL, lv, &tried, &soldOut, pickAll); done {
 						return err
 					}
 				}
 			}
 		}
+	}
+	if left && tried == 0 {
+		// The catalogue showed nothing to buy: back to the start page's
+		// own links (tryProducts returns to it between products).
+		if err := s.backTo(home); err != nil {
+			return err
+		}
+		if v, err = f.look(s); err != nil {
+			return err
+		}
+	}
+	if done, err := s.tryProducts(f, home, v, &tried, &soldOut, pickWeak); done {
+		return err
 	}
 	switch {
 	case soldOut:
@@ -182,10 +208,36 @@ func (s *session) shop(f finder) error {
 	return s.end(NoCart, "no_add_control")
 }
 
+// pick says which of a page's product candidates tryProducts tries.
+type pick int
+
+const (
+	pickAll   pick = iota
+	pickShown      // those the page shows as products (not weak)
+	pickWeak       // only the weak ones: links in lists that show no price
+)
+
+// picked filters the candidates of a page by p.
+func picked(ctls []control, direct []string, p pick) ([]control, []string) {
+	if p == pickAll {
+		return ctls, direct
+	}
+	var out []control
+	for _, c := range ctls {
+		if c.weak == (p == pickWeak) {
+			out = append(out, c)
+		}
+	}
+	if p == pickWeak {
+		direct = nil
+	}
+	return out, direct
+}
+
 // tryProducts opens up to four products listed on the page v (at address
-// home) and tries to buy each. done reports that the run ended (err is
-// then its result).
-func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut *bool) (done bool, err error) {
+// home), those that p picks, and tries to buy each. done reports that the
+// run ended (err is then its result).
+func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut *bool, p pick) (done bool, err error) {
 	buy := func() (bool, error) {
 		err := s.buy(f)
 		switch {
@@ -199,7 +251,7 @@ func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut
 		return false, nil
 	}
 	ctls, direct := f.products(s, v)
-	if len(ctls) == 0 && len(direct) == 0 {
+	if len(ctls) == 0 && len(direct) == 0 && p != pickWeak {
 		if again, how, ok := s.lookAgain(f, v, "products"); ok {
 			v = again
 			ctls, direct = f.products(s, v)
@@ -208,6 +260,7 @@ func (s *session) tryProducts(f finder, home string, v view, tried *int, soldOut
 			}
 		}
 	}
+	ctls, direct = picked(ctls, direct, p)
 	for i, c := range ctls {
 		if *tried >= 4 {
 			break

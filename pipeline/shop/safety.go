@@ -32,10 +32,13 @@ type Item struct {
 	Shadow     bool   `json:"shadow"` // inside a shadow root
 	Region     string `json:"region"` // header, nav, main, footer, aside
 	Card       bool   `json:"card"`   // inside a product card, list item or article
-	Form       *Form  `json:"form"`
-	Captcha    bool   `json:"captcha"`
-	Checked    bool   `json:"checked"`
-	Group      string `json:"group"`
+	// Priced marks an element of a card whose text shows a price (rePrice):
+	// a product's tile, not a blog post's or an archive's list item.
+	Priced  bool   `json:"priced"`
+	Form    *Form  `json:"form"`
+	Captcha bool   `json:"captcha"`
+	Checked bool   `json:"checked"`
+	Group   string `json:"group"`
 	// Stateless marks an option's value drawn as a plain button in its
 	// group (Type "radio"): whether it is chosen only its style shows, so
 	// Checked says nothing.
@@ -43,11 +46,14 @@ type Item struct {
 	// Popup marks a control that opens a list of options (a combobox, a
 	// button with aria-haspopup="listbox"); Expanded, that its list is
 	// open.
-	Popup    bool     `json:"popup"`
-	Expanded bool     `json:"expanded"`
-	Field    string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
-	Editable bool     `json:"editable"`
-	Options  []Option `json:"options,omitempty"`
+	Popup    bool `json:"popup"`
+	Expanded bool `json:"expanded"`
+	// Collapsed marks a control that says it opens something now closed
+	// (aria-expanded="false"): a phone's menu button.
+	Collapsed bool     `json:"collapsed"`
+	Field     string   `json:"field"` // for form fields: password, card, email, address, text, select, radio...
+	Editable  bool     `json:"editable"`
+	Options   []Option `json:"options,omitempty"`
 	// Clickable marks an element with no role that acts by a script's
 	// click handler (a React product card): its cursor is a pointer.
 	Clickable bool `json:"clickable"`
