@@ -135,21 +135,30 @@ func (o *fixturesServeOptions) validate() error {
 	if err := o.world.validate(); err != nil {
 		return err
 	}
-	host, port, err := net.SplitHostPort(o.addr)
-	if err != nil {
-		return usagef("--addr %q: want HOST:PORT", o.addr)
-	}
-	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
-		return usagef("--addr %q: the port must be a number from 0 to 65535", o.addr)
-	}
-	if a, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !a.IsLoopback()) {
-		return usagef("--addr %q: the fixture world listens on loopback only (127.0.0.1, ::1 or localhost)", o.addr)
+	if err := loopbackAddr(o.addr, "the fixture world"); err != nil {
+		return err
 	}
 	if o.slow <= 0 || o.slow > 10*time.Minute {
 		return usagef("--slow must be above 0 and at most 10m")
 	}
 	if o.caOut == "" {
 		o.caOut = filepath.Join(o.data, "fixtures", "ca.pem")
+	}
+	return nil
+}
+
+// loopbackAddr checks an --addr of a test double (the fixture world, the
+// lab): HOST:PORT on loopback only, because it is not a service.
+func loopbackAddr(addr, what string) error {
+	host, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return usagef("--addr %q: want HOST:PORT", addr)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return usagef("--addr %q: the port must be a number from 0 to 65535", addr)
+	}
+	if a, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !a.IsLoopback()) {
+		return usagef("--addr %q: %s listens on loopback only (127.0.0.1, ::1 or localhost)", addr, what)
 	}
 	return nil
 }

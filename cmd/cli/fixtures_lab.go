@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"net"
-	"net/netip"
 	"path/filepath"
 	"strings"
 
@@ -71,12 +69,8 @@ until interrupted, then stops every platform.`,
 }
 
 func (o *fixturesLabOptions) validate() error {
-	host, _, err := net.SplitHostPort(o.addr)
-	if err != nil {
-		return usagef("--addr %q: want HOST:PORT", o.addr)
-	}
-	if a, err := netip.ParseAddr(host); host != "localhost" && (err != nil || !a.IsLoopback()) {
-		return usagef("--addr %q: the lab listens on loopback only (127.0.0.1, ::1 or localhost)", o.addr)
+	if err := loopbackAddr(o.addr, "the lab"); err != nil {
+		return err
 	}
 	if _, err := platforms.Select(o.only); err != nil {
 		return usagef("--only: %v", err)

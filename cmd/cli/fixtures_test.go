@@ -107,6 +107,10 @@ func TestFixturesUsageErrors(t *testing.T) {
 		{"fixtures", "serve", "--addr", "127.0.0.1:0", "--slow", "0s"},
 		{"fixtures", "serve", "--stores", "1000000"},
 		{"fixtures", "list", "extra"},
+		{"fixtures", "lab", "--addr", "0.0.0.0:8444"},
+		{"fixtures", "lab", "--addr", "127.0.0.1:99999"},
+		{"fixtures", "lab", "--only", "magento"},
+		{"fixtures", "lab", "extra"},
 	} {
 		var out, errOut bytes.Buffer
 		if code := Run(t.Context(), args, &out, &errOut); code != ExitUsage {
