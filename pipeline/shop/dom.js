@@ -289,6 +289,9 @@
         it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');
       }
     }
+    // A button that opens what it controls (a phone's menu behind
+    // "Menu" or a hamburger): aria-expanded="false".
+    it.collapsed = el.getAttribute('aria-expanded') === 'false';
     // A control that opens a list of options drawn by script (Headless
     // UI's Listbox button, a custom combobox); not a text field.
     const haspopup = (el.getAttribute('aria-haspopup') || '').toLowerCase();

@@ -203,6 +203,9 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 			it.Type = "toggle" // a swatch: chosen like a radio
 			it.Checked = axBool(n, accessibility.PropertyNamePressed)
 		}
+		if _, ok := axProp(n, accessibility.PropertyNameExpanded); ok && !axBool(n, accessibility.PropertyNameExpanded) {
+			it.Collapsed = true
+		}
 		if v, ok := axProp(n, accessibility.PropertyNameURL); ok {
 			it.Href = axString(v)
 		}
@@ -564,6 +567,15 @@ func (axFinder) listing(s *session, v view) (control, bool) {
 	}
 	if best != nil {
 		return axCtl(*best), true
+	}
+	return control{}, false
+}
+
+func (axFinder) menu(v view) (control, bool) {
+	for _, it := range v.items {
+		if menuButton(it, it.Name) {
+			return axCtl(it), true
+		}
 	}
 	return control{}, false
 }

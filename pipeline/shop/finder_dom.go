@@ -564,3 +564,12 @@ func (domFinder) listing(s *session, v view) (control, bool) {
 	}
 	return control{}, false
 }
+
+func (domFinder) menu(v view) (control, bool) {
+	for _, it := range v.items {
+		if (it.Tag == "button" || it.Role == "button") && it.Visible && menuButton(it, label(it)) {
+			return ctl(it), true
+		}
+	}
+	return control{}, false
+}

@@ -46,6 +46,9 @@ type finder interface {
 	// listing returns a link to a catalogue page ("Shop all"), used when
 	// the start page lists no product.
 	listing(s *session, v view) (control, bool)
+	// menu returns the button that opens a collapsed menu (a phone's
+	// "Menu" or hamburger), where the catalogue link may be.
+	menu(v view) (control, bool)
 	// variant returns a choice to make before adding: a select with its
 	// option, or a radio to click; none that tried says is already tried.
 	variant(v view, tried func(control) bool) (control, *Option, bool)
@@ -122,6 +125,16 @@ var (
 	rePick   = regexp.MustCompile(`(?i)^\s*(--+\s*)?(choose|select|pick|please\s+select)\b|^\s*$|^\s*-+\s*$`)
 )
 
+// reMenu names the button that opens a site's menu.
+var reMenu = regexp.MustCompile(`(?i)^\s*((open|show|toggle)\s+(the\s+)?)?((main|primary|site|mobile)\s+)?(menu|navigation|nav)(\s+(menu|toggle))?\s*$|^\s*[☰≡]\s*$`)
+
+// menuButton reports a header's button, named name, that opens a closed
+// menu: a phone's "Menu" or hamburger (aria-expanded="false").
+func menuButton(it Item, name string) bool {
+	return it.Collapsed && !it.Disabled && !it.Dialog && (it.Region == "header" || it.Region == "nav") && Forbidden(it) == "" &&
+		(reMenu.MatchString(name) || reMenu.MatchString(it.Aria))
+}
+
 // termsWords reports a box's name that agrees to the store's terms and
 // signs up for nothing.
 func termsWords(name string) bool {
@@ -169,8 +182,30 @@ func (s *session) shop(f finder) error {
 	}
 	left := false // the shopper left the start page for the catalogue
 	if tried == 0 {
-		// No product on the start page: a "Shop all" or catalogue link.
-		if c, ok := f.listing(s, v); ok {
+		// No product on the start page: a "Shop all" or catalogue link,
+		// on a phone behind the menu button.
+		c, ok := f.listing(s, v)
+		if m, menu := f.menu(v); !ok && menu {
+			if err := s.use(m, "open the menu"); errors.Is(err, errStop) {
+				return err
+			} else if err == nil {
+				if v, err = f.look(s); err != nil {
+					return err
+				}
+				if c, ok = f.listing(s, v); !ok {
+					// A menu that slides in is drawn once its
+					// transition ends.
+					if err := s.pause(patience); err != nil {
+						return err
+					}
+					if v, err = f.look(s); err != nil {
+						return err
+					}
+					c, ok = f.listing(s, v)
+				}
+			}
+		}
+		if ok {
 			if err := s.use(c, "open the catalogue"); err != nil && errors.Is(err, errStop) {
 				return err
 			} else if err == nil {

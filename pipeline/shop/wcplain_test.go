@@ -95,3 +95,11 @@ func serveWCPlain(h *heldout, s *realShop, w http.ResponseWriter, r *http.Reques
 func TestShoppersLeaveABlogHomeForTheShop(t *testing.T) {
 	wantEach(t, wcPlainShop(), CheckoutReached, Semantic, Accessibility)
 }
+
+// TestPhoneShopperOpensTheMenuForTheShop: on a phone Twenty Twenty-One
+// keeps the primary menu behind its "Menu" button (aria-expanded="false",
+// the menu hidden until the button is pressed, then faded in): E opens it,
+// takes Shop and reaches checkout.
+func TestPhoneShopperOpensTheMenuForTheShop(t *testing.T) {
+	wantEach(t, wcPlainShop(), CheckoutReached, Mobile)
+}
