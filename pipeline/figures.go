@@ -160,7 +160,7 @@ const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every
 	"ones are left out); ucpDirectoryCount: the directory's lighter count, a dated version and a dev.ucp.shopping " +
 	"service, so a store can count there and still have warnings. agentCatalogs: the hosted platform's storefront " +
 	"MCP endpoint lists catalog tools. catalogAnswered: any catalog route answered (storefront MCP, /products.json, a " +
-	"Store API). storefrontWebmcp: a WebMCP tool in the homepage server HTML (not a browser session). checkoutWebmcp: " +
+	"Store API, or a headless platform's public GraphQL catalog: Vendure's, EverShop's). storefrontWebmcp: a WebMCP tool in the homepage server HTML (not a browser session). checkoutWebmcp: " +
 	"measured where one of svc's browser shoppers reached the store's checkout page and read the WebMCP tools " +
 	"registered or declared there (measuredDetected: of those, the stores where it saw at least one); else evidence " +
 	"when the homepage declares checkout tools, inferred from the platform (Shopify: no shopper reached checkout), " +

@@ -120,7 +120,7 @@ const (
 
 // rails, in answer order, with what each proves.
 var railProves = []struct{ name, proves string }{
-	{"catalog", "A catalog endpoint of the store (storefront MCP, /products.json or a Store API) answered a plain-HTTP request, with a named and priced product when status is product_found. " + NotProved},
+	{"catalog", "A catalog endpoint of the store (storefront MCP, /products.json, the WooCommerce Store API, or a headless platform's public GraphQL catalog: Vendure, EverShop) answered a plain-HTTP request, with a named and priced product when status is product_found. " + NotProved},
 	{"checkout_link", "The store's cart, driven over plain HTTP, returned a checkout link when status is returned; the link itself is never kept. " + NotProved},
 	{"ucp", "The store's /.well-known/ucp profile was checked against the UCP 2026-08-25 schema and rules; valid is not certification and does not show that its endpoints work. " + NotProved},
 	{"storefront_mcp", "The platform's storefront MCP endpoint answered JSON-RPC and listed catalog tools when status is detected. " + NotProved},

@@ -137,7 +137,7 @@ var railDefs = []struct {
 	name, label, proves, notProves string
 }{
 	{"catalog", "Catalog",
-		"A catalog endpoint of the store (storefront MCP, /products.json or a Store API) answered a plain-HTTP request; with the status product found, it held a named and priced product.",
+		"A catalog endpoint of the store (storefront MCP, /products.json, the WooCommerce Store API, or a headless platform's public GraphQL catalog: Vendure, EverShop) answered a plain-HTTP request; with the status product found, it held a named and priced product.",
 		"That the catalog is complete, current or in stock for a shopper."},
 	{"checkout_link", "Checkout link",
 		"The store's cart, driven over plain HTTP, returned a checkout link. svc never opens or keeps the link.",
