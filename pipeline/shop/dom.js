@@ -225,15 +225,18 @@
   // answer depends on the box alone, and every button in it asks.
   let groups = null;
   function optionGroup(el) {
-    const box = el.parentElement;
+    let box = el.parentElement;
     if (!box) return '';
+    // Each button in a list item of its own (EverShop 2.2's
+    // <ul><li><button>White</button></li>…</ul>): the list is the box.
+    if (box.tagName === 'LI' && box.childElementCount === 1 && box.parentElement && /^(UL|OL)$/.test(box.parentElement.tagName)) box = box.parentElement;
     if (groups && groups.has(box)) return groups.get(box);
     const name = boxOption(box);
     if (groups) groups.set(box, name);
     return name;
   }
   function boxOption(box) {
-    const buttons = [...box.children].filter(c => c.tagName === 'BUTTON');
+    const buttons = [...box.children].map(c => c.tagName === 'LI' && c.childElementCount === 1 ? c.firstElementChild : c).filter(c => c.tagName === 'BUTTON');
     if (buttons.length < 2 || buttons.length > 30 || buttons.some(b => clip(b.innerText || b.textContent).length > 24)) return '';
     let name = '';
     if (box.tagName === 'DD') {

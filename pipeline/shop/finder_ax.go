@@ -254,6 +254,13 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 		if it.Card {
 			it.Priced = priced(n)
 		}
+		if role == "button" && it.Type == "" {
+			if g := axListOption(n, byID); g != "" {
+				// A plain button among its option's values: chosen
+				// once, as A chooses it (dom.js: optionGroup).
+				it.Type, it.Group, it.Stateless = "radio", g, true
+			}
+		}
 		if role == "combobox" || role == "PopUpButton" {
 			it.Options = axOptions(n, byID)
 			it.Expanded = axBool(n, accessibility.PropertyNameExpanded)
@@ -293,6 +300,56 @@ func (s *session) consentFrameItems(consent []cdp.BackendNodeID) []Item {
 		}
 	}
 	return out
+}
+
+// axListOption names the option whose value a plain button is when the
+// button is alone in an item of a list of 2 to 30 such buttons of short
+// words, under a short text that names an option: EverShop 2.2's
+// <div><span>Color</span></div><ul><li><button>White</button></li>…</ul>,
+// as a screen reader meets it (the text, then the list).
+func axListOption(n *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node) string {
+	// Chromium's tree may hold ignored nodes between them: climb over them.
+	up := func(c *accessibility.Node) *accessibility.Node {
+		for p := byID[c.ParentID]; p != nil; p = byID[p.ParentID] {
+			if !p.Ignored && axString(p.Role) != "generic" && axString(p.Role) != "none" {
+				return p
+			}
+		}
+		return nil
+	}
+	li := up(n)
+	if li == nil || axString(li.Role) != "listitem" {
+		return ""
+	}
+	list := up(li)
+	if list == nil || axString(list.Role) != "list" || len(list.ChildIDs) < 2 || len(list.ChildIDs) > 30 {
+		return ""
+	}
+	for _, k := range list.ChildIDs {
+		c := byID[k]
+		if c == nil || axString(c.Role) != "listitem" || len(strings.TrimSpace(axText(c, byID))) > 24 {
+			return ""
+		}
+	}
+	// The text just before the list, within the list's parent.
+	parent := byID[list.ParentID]
+	for parent != nil && len(parent.ChildIDs) < 2 && byID[parent.ParentID] != nil {
+		list, parent = parent, byID[parent.ParentID]
+	}
+	if parent == nil {
+		return ""
+	}
+	prev := ""
+	for _, k := range parent.ChildIDs {
+		if k == list.NodeID {
+			break
+		}
+		prev = strings.TrimSpace(axText(byID[k], byID))
+	}
+	if prev == "" || len(prev) > 40 || !reVariant.MatchString(prev) {
+		return ""
+	}
+	return prev
 }
 
 // axText is the text under a node, as a screen reader reads it through
@@ -440,7 +497,9 @@ func (axFinder) variant(v view, tried func(control) bool) (control, *Option, boo
 		}
 	}
 	checked := map[string]bool{}
-	choice := func(it Item) bool { return it.Role == "radio" || it.Type == "toggle" || it.Type == "listbox-option" }
+	choice := func(it Item) bool {
+		return it.Role == "radio" || it.Type == "toggle" || it.Type == "listbox-option" || it.Stateless
+	}
 	for _, it := range v.items {
 		if choice(it) && it.Group != "" && it.Checked {
 			checked[it.Group] = true

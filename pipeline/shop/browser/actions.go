@@ -538,6 +538,12 @@ func (p *Page) axTree(ctx context.Context, f cdp.FrameID) ([]*accessibility.Node
 			ChildIDs: w.ChildIDs, BackendDOMNodeID: w.BackendDOMNodeID, Role: w.Role.value()}
 		if role, _ := unquote(w.Role); axNamed[role] {
 			n.Name = w.Name.value()
+		} else if role == "StaticText" {
+			// A short text (a price, an option's name over its values)
+			// is read; a paragraph is not kept.
+			if t, ok := unquote(w.Name); ok && len(t) <= maxAXText {
+				n.Name = w.Name.value()
+			}
 		}
 		for _, pr := range w.Properties {
 			if axKept[pr.Name] {
@@ -560,6 +566,9 @@ var axNamed = map[string]bool{
 	// B finds a consent manager by the name of its iframe or region.
 	"Iframe": true, "region": true,
 }
+
+// maxAXText is the longest static text whose words the tree keeps.
+const maxAXText = 80
 
 // axKept are the properties a shopper reads.
 var axKept = map[accessibility.PropertyName]bool{
