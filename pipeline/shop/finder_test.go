@@ -218,3 +218,23 @@ func TestFinderCheckoutWords(t *testing.T) {
 		}
 	}
 }
+
+// TestCartNamedWithItsCount: the header's cart link of Vendure 3.7's
+// Next.js storefront (the lab's https://vendure.test/, its header's
+// <a href="/cart">, an icon and the words "1 Shopping Cart") opens the
+// cart for B as its address does for A.
+func TestCartNamedWithItsCount(t *testing.T) {
+	it := Item{Ref: 1, Tag: "a", Role: "link", Name: "1 Shopping Cart", Text: "1 Shopping Cart", Href: "https://vendure.test/cart", Visible: true, Region: "header"}
+	v := view{st: PageState{URL: "https://vendure.test/product/cordless-mouse"}, items: []Item{it}}
+	if cs := (axFinder{}).cart(v); len(cs) != 1 {
+		t.Errorf("B finds %d cart controls, want the link %q", len(cs), it.Name)
+	}
+	if cs := (domFinder{}).cart(v); len(cs) != 1 {
+		t.Errorf("A finds %d cart controls, want the link %q", len(cs), it.Name)
+	}
+	for _, name := range []string{"3 items in cart", "0 Shopping Cart", "Cart (2)"} {
+		if !reCart.MatchString(name) {
+			t.Errorf("%q does not read as the cart", name)
+		}
+	}
+}

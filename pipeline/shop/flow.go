@@ -105,13 +105,15 @@ var (
 	// reAddElsewhere is "add" to something that is not the cart: Magento's
 	// "Add to Wish List" and "Add to Compare" sit beside its "Add to Cart".
 	reAddElsewhere = regexp.MustCompile(`(?i)^\s*(\+\s*)?add\s+(it\s+|this\s+|item\s+)?to\s+(my\s+|your\s+|the\s+|a\s+)?(wish\s*-?\s*lists?|compare|comparison|favou?rites?|registry|collections?|lists?|saved(\s+items)?|boards?|outfits?|looks?)\b`)
-	reCart         = regexp.MustCompile(`(?i)^\s*((view|open|see|go\s+to)\s+)?(my\s+|your\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
-	reCheckout     = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+(the\s+)?|(begin|start)\s+)?(secure\s+)?check\s?-?\s?out\b`)
-	reAccept       = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)(\s+(and|&)\s+(proceed|continue|close))?\s*[.!]?\s*$`)
-	reClose        = regexp.MustCompile(`(?i)^\s*((close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|start\s+shopping|continue\s+to\s+(the\s+)?(store|shop|site|website)|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)(\s+(this|the))?\s*(dialog|popup|pop-up|modal|banner|window|form)?\s*[.!]?|no,?\s+thanks?,\s+[^.!]{1,40}[.!]?)\s*$`)
-	reProduct      = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
-	reSkipLink     = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
-	reVariant      = regexp.MustCompile(`(?i)` + optionNames)
+	// reCart may open with the cart's count: the header link of Vendure's
+	// Next.js storefront reads "1 Shopping Cart".
+	reCart     = regexp.MustCompile(`(?i)^\s*(\d+\s+(items?\s+(in\s+)?)?)?((view|open|see|go\s+to)\s+)?(my\s+|your\s+|the\s+)?(shopping\s+)?(cart|bag|basket|trolley)\b`)
+	reCheckout = regexp.MustCompile(`(?i)^\s*((proceed|go|continue)\s+to\s+(the\s+)?|(begin|start)\s+)?(secure\s+)?check\s?-?\s?out\b`)
+	reAccept   = regexp.MustCompile(`(?i)^\s*(accept(\s+all)?(\s+cookies)?|i\s+accept|(i\s+)?agree|allow(\s+all)?(\s+cookies)?|ok(ay)?|got\s+it|understood)(\s+(and|&)\s+(proceed|continue|close))?\s*[.!]?\s*$`)
+	reClose    = regexp.MustCompile(`(?i)^\s*((close|dismiss|no,?\s+thanks|no\s+thank\s+you|not\s+now|maybe\s+later|skip|continue\s+shopping|start\s+shopping|continue\s+to\s+(the\s+)?(store|shop|site|website)|stay\s+(here|on\s+this\s+site)|reject(\s+all)?|decline(\s+all)?|×|✕|✖|x)(\s+(this|the))?\s*(dialog|popup|pop-up|modal|banner|window|form)?\s*[.!]?|no,?\s+thanks?,\s+[^.!]{1,40}[.!]?)\s*$`)
+	reProduct  = regexp.MustCompile(`(?i)/(products?|p|item|items|dp|shop|catalog/product)/[^/?#]+|[-_/]p[-_]?\d+(\.html)?$|/product-page/`)
+	reSkipLink = regexp.MustCompile(`(?i)/(cart|basket|bag|checkout|account|login|search|collections?/?$|pages|blogs?|policies|contact|about|help|faq)(/|$)`)
+	reVariant  = regexp.MustCompile(`(?i)` + optionNames)
 	// rePrice is an amount with its currency, as a product tile shows it;
 	// dom.js's PRICE holds the same pattern.
 	rePrice   = regexp.MustCompile(`(?:[$€£¥₹₩₽]|\b(?:USD|EUR|GBP|CAD|AUD|NZD|JPY|CHF|SEK|NOK|DKK|PLN|CZK|INR|BRL|MXN|kr|Rs)\.?)\s?\d|\d(?:[.,]\d{2})?\s?(?:[€£₹₽]|kr\b|zł|Kč|\b(?:USD|EUR|GBP|CAD|AUD|NZD|CHF|SEK|NOK|DKK|PLN|CZK)\b)`)
