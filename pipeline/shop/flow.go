@@ -386,13 +386,23 @@ type renderedFinder interface {
 // rendered what was looked for where the finder cannot see it (B and an
 // icon-only button: renderedFinder) is not waited on.
 func (s *session) lookAgain(f finder, v view, what string) (again view, how string, ok bool) {
-	if s.waited[what] {
+	key := what
+	if what == "checkout" {
+		// The checkout control is looked for on pages of different
+		// templates (the product page after the add, then the cart page,
+		// which a single-page storefront renders after its route's data
+		// arrives): each is waited on once.
+		if u, err := url.Parse(v.st.URL); err == nil {
+			key += " " + pageKey(u)
+		}
+	}
+	if s.waited[key] {
 		return v, "", false
 	}
 	if s.waited == nil {
 		s.waited = map[string]bool{}
 	}
-	s.waited[what] = true
+	s.waited[key] = true
 	if r, ok := f.(renderedFinder); ok {
 		if note, found := r.rendered(s, what); found {
 			s.recordState(v.st, "inspect", "", "", note)

@@ -194,3 +194,53 @@ func wantOutcome(t *testing.T, sh Shopper, rep *Report, want string) {
 		t.Logf("%d %s %s %q — %s [%s]", st.N, st.Action, st.Role, st.Name, st.Note, st.Title)
 	}
 }
+
+// lateCartShop confirms the add on the product page ("Added to cart",
+// and the header's cart count) and renders its cart page's checkout
+// control 250 ms after the page loads, as Vendure 3.7's Next.js storefront
+// (the lab's https://vendure.test/cart) renders the cart's lines and
+// "Proceed to Checkout" once its route's data has arrived.
+func lateCartShop() *realShop {
+	return &realShop{host: "late-cart.test", serve: func(h *heldout, s *realShop, w http.ResponseWriter, r *http.Request) {
+		inCart := false
+		if c, err := r.Cookie("cart"); err == nil && c.Value == "mouse" {
+			inCart = true
+		}
+		header := `<a href="/cart">0 Shopping Cart</a>`
+		if inCart {
+			header = `<a href="/cart">1 Shopping Cart</a>`
+		}
+		page := func(title, body string) { shopPage(w, header, title, body, "") }
+		switch r.URL.Path {
+		case "/":
+			page("Late Cart", `<ul><li><a href="/product/cordless-mouse">Wireless Optical Mouse $22.79</a></li></ul>`)
+		case "/product/cordless-mouse":
+			page("Wireless Optical Mouse", `<p>$22.79</p><p id="msg" role="status"></p><button type="button" id="add">Add to Cart</button>
+<script>document.getElementById('add').onclick = () => fetch('/cart/add', {method: 'POST'}).then(() => {
+  document.getElementById('msg').textContent = 'Added to cart';
+  document.querySelector('header a').textContent = '1 Shopping Cart';
+});</script>`)
+		case "/cart/add":
+			http.SetCookie(w, &http.Cookie{Name: "cart", Value: "mouse", Path: "/"})
+			w.WriteHeader(http.StatusNoContent)
+		case "/cart":
+			if !inCart {
+				page("Cart", `<p>Your cart is empty.</p>`)
+				return
+			}
+			page("Cart", `<div id="slot"></div><script>setTimeout(() => { document.getElementById('slot').innerHTML =
+  '<table><tr class="cart-item"><td>Wireless Optical Mouse</td><td>1</td></tr></table><a href="/checkout">Proceed to Checkout</a>'; }, 250);</script>`)
+		case "/checkout":
+			page("Checkout", trapCheckout)
+		default:
+			http.NotFound(w, r)
+		}
+	}}
+}
+
+// TestShoppersWaitForTheCartPagesCheckout: A and B, which waited on the
+// product page for a checkout control, wait once more on the cart page
+// for its late "Proceed to Checkout", and reach checkout.
+func TestShoppersWaitForTheCartPagesCheckout(t *testing.T) {
+	wantEach(t, lateCartShop(), CheckoutReached, Semantic, Accessibility)
+}
