@@ -649,7 +649,12 @@ func TestScreenshotIsTheViewportNow(t *testing.T) {
 	if c := centre(p, 480); !reddish(c) {
 		t.Errorf("the centre of the page is %v, want red", c)
 	}
-	if err := p.EvalMain(ctx, "document.body.style.background = document.documentElement.style.background = 'rgb(20, 20, 220)'", nil); err != nil {
+	// The page repaints blue, and the screenshot is taken once it has drawn
+	// that frame: with Debian's Chromium 156.0.8078.114 a screenshot asked
+	// for before the change is painted got the frame drawn before it (the
+	// test failed so at 137f199 too).
+	if err := p.EvalMain(ctx, "document.body.style.background = document.documentElement.style.background = 'rgb(20, 20, 220)';"+
+		" new Promise(r => requestAnimationFrame(() => requestAnimationFrame(() => r(true))))", nil); err != nil {
 		t.Fatal(err)
 	}
 	if c := centre(p, 480); !bluish(c) {
