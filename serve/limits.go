@@ -78,7 +78,7 @@ func (l *limiter) take(caller string, n int, qs ...quota) error {
 	if l.shared != nil {
 		hit, err := l.shared.Take(context.Background(), day, n, l.uses(caller, qs))
 		if err != nil {
-			return fail(ErrUnavailable, "the daily limits could not be read; try again later")
+			return stateUnavailable("the daily limits could not be read from the state store; nothing was done, try again later")
 		}
 		if hit >= 0 {
 			return l.limited(qs[hit])
@@ -139,7 +139,7 @@ func (l *limiter) takeSome(caller string, n int, qs ...quota) (int, error) {
 	if l.shared != nil {
 		got, err := l.shared.TakeUpTo(context.Background(), day, n, l.uses(caller, qs))
 		if err != nil {
-			return 0, fail(ErrUnavailable, "the daily limits could not be read; try again later")
+			return 0, stateUnavailable("the daily limits could not be read from the state store; nothing was done, try again later")
 		}
 		return got, nil
 	}

@@ -86,7 +86,7 @@ func (s *Server) reportCheckout(w http.ResponseWriter, r *http.Request) error {
 		Agent: in.Agent, At: s.now().UTC()}
 	if err := s.state.Append(context.WithoutCancel(r.Context()), inbox.TypeCheckoutReport, rep.At, rep); err != nil {
 		s.log.Error("save checkout report", "error", err)
-		return fail(ErrUnavailable, "the report could not be saved; try again later")
+		return stateUnavailable("the report could not be saved to the state store; try again later")
 	}
 	w.Header().Set("Cache-Control", "no-store")
 	return writeJSON(w, http.StatusCreated, ReportAnswer{OK: true, Host: rep.Host, Outcome: rep.Outcome, RecordedAt: rep.At,

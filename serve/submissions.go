@@ -42,6 +42,18 @@ type submissions struct {
 	dirHosts   map[string]struct{} // hosts of data/<version>/stores.parquet
 }
 
+// stateRetryAfter is the Retry-After, in seconds, of a 503 whose cause is
+// a state store that cannot be written or read (a PostgreSQL restart takes
+// a few seconds; the pool reconnects on the next request).
+const stateRetryAfter = 5
+
+// stateUnavailable is the 503 of a write (or the limit read before it)
+// that the state store refused: nothing was acknowledged, and Retry-After
+// says when to send it again.
+func stateUnavailable(format string, args ...any) error {
+	return &apiError{kind: ErrUnavailable, retryAfter: stateRetryAfter, message: fmt.Sprintf(format, args...)}
+}
+
 // storedRun is an accepted leaderboard run as the duplicate check needs it.
 type storedRun struct {
 	ID     string

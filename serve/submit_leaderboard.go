@@ -101,7 +101,7 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 		run, ok, err := s.shared.Run(context.Background(), key)
 		if err != nil {
 			s.log.Error("read leaderboard run", "error", err)
-			return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
+			return nil, stateUnavailable("the run could not be saved to the state store; it was not accepted, try again later")
 		}
 		if ok {
 			c.runs[key] = storedRun{ID: run.ID, Status: run.Status}
@@ -117,7 +117,7 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 		run, fresh, err := s.shared.AcceptRun(context.Background(), at, rec)
 		if err != nil {
 			s.log.Error("save leaderboard submission", "error", err)
-			return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
+			return nil, stateUnavailable("the run could not be saved to the state store; it was not accepted, try again later")
 		}
 		if !fresh { // another replica accepted it meanwhile
 			c.runs[key] = storedRun{ID: run.ID, Status: run.Status}
@@ -125,7 +125,7 @@ func (s *Server) SubmitLeaderboard(ctx context.Context, caller string, body []by
 		}
 	} else if err := s.state.Append(context.Background(), inbox.TypeLeaderboardSubmission, at, rec); err != nil {
 		s.log.Error("save leaderboard submission", "error", err)
-		return nil, fail(ErrUnavailable, "the run could not be saved; try again later")
+		return nil, stateUnavailable("the run could not be saved to the state store; it was not accepted, try again later")
 	}
 	c.runs[key] = storedRun{ID: rec.ID, Status: rec.Status}
 	c.live.add(leaderboard.NewSubmissionRow(leaderboard.Stored{ID: rec.ID, Key: key, Status: rec.Status, SubmittedAt: at, Submission: sub.Public()}, false))

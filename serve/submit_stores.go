@@ -205,7 +205,7 @@ func (s *Server) acceptHosts(results []HostResult, category string) error {
 		fresh, err := s.shared.AcceptHosts(context.Background(), at, rec.Hosts)
 		if err != nil {
 			s.log.Error("save store submission", "error", err)
-			return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
+			return stateUnavailable("the stores could not be saved to the state store; nothing was accepted, try again later")
 		}
 		took := map[string]bool{}
 		for _, h := range fresh {
@@ -219,7 +219,7 @@ func (s *Server) acceptHosts(results []HostResult, category string) error {
 		rec.Hosts = fresh
 	} else if err := s.state.Append(context.Background(), inbox.TypeStoreSubmission, at, rec); err != nil {
 		s.log.Error("save store submission", "error", err)
-		return fail(ErrUnavailable, "the stores could not be saved; nothing was accepted, try again later")
+		return stateUnavailable("the stores could not be saved to the state store; nothing was accepted, try again later")
 	}
 	s.subs.accept(rec.Hosts)
 	// Precheck sees the homepage's answer now, as it will after a restart
