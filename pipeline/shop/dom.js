@@ -671,20 +671,15 @@
     return true;
   }
 
-  // toolForms lists the declarative WebMCP tools: forms with a toolname.
-  function toolForms() {
-    const out = [];
-    for (const el of allElements(document.documentElement, [], 20000)) {
-      if (el.tagName !== 'FORM' || !el.hasAttribute('toolname') || out.length >= 32) continue;
-      out.push({ref: register(el), name: clip(el.getAttribute('toolname'), 100), description: clip(el.getAttribute('tooldescription'), 300),
-        form: formFacts(el), visible: visible(el)});
-    }
-    return out;
+  // formOf is what the guard reads of a declarative WebMCP tool's form
+  // (the browser names the form by its node).
+  function formOf(el) {
+    return el && el.tagName === 'FORM' ? formFacts(el) : null;
   }
 
-  // submit submits a declarative tool's form as the tool call.
-  function submit(i) {
-    const f = refs[i];
+  // submitForm submits a declarative tool's form the browser has filled,
+  // as the person confirming the tool call would.
+  function submitForm(f) {
     if (!f || f.tagName !== 'FORM' || !f.isConnected) return false;
     if (f.requestSubmit) f.requestSubmit(); else f.submit();
     return true;
@@ -720,5 +715,5 @@
     return {state: stateIf(sk), snapshot: snapshotIf(ik)};
   }
 
-  return {snapshot, state, describe, aim, aimNode, select, register, toolForms, submit, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint, reveal};
+  return {snapshot, state, describe, aim, aimNode, select, register, formOf, submitForm, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint, reveal};
 })

@@ -128,9 +128,6 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 			return RefuseRequest(method, ru)
 		},
 	}
-	// Every browser path observes WebMCP registrations, so whichever
-	// reaches a checkout page can say which tools it registers there.
-	po.InitScripts = []string{webmcpObserver}
 	po.Library = domJS
 	page, err := opts.Browser.NewPage(ctx, po)
 	if err != nil {

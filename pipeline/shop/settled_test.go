@@ -17,7 +17,7 @@ import (
 // would (its prefetch set), and returns the session.
 func heldoutSession(t *testing.T, opts Options, host string) *session {
 	t.Helper()
-	s := testSession(t, opts.Browser, host, browser.PageOptions{InitScripts: []string{webmcpObserver}})
+	s := testSession(t, opts.Browser, host, browser.PageOptions{})
 	s.page.Prefetch(s.prefetch(true, false))
 	return s
 }

@@ -1,28 +1,55 @@
 package shop
 
 import (
-	_ "embed"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
 	"sort"
 	"strings"
+	"time"
+
+	"github.com/chromedp/cdproto/cdp"
 )
 
-//go:embed webmcp.js
-var webmcpObserver string
-
-// tool is one WebMCP tool a page offers: registered with modelContext
-// (imperative) or declared by a form with a toolname (declarative).
+// tool is one WebMCP tool the browser reports for the page: registered
+// with its document.modelContext (by a page script, or through a
+// polyfill the page ships) or declared by a form with a toolname.
 type tool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
-	Via         string          `json:"via"` // navigator, document, or form
-	ref         int             // the form of a declarative tool
-	form        *Form
+	Name        string
+	Description string
+	InputSchema json.RawMessage
+	Via         string            // page, polyfill, or form
+	node        cdp.BackendNodeID // the form of a declarative tool
+	autosubmit  bool
+	// consequential: the page marks the tool as one with consequences
+	// (booking, paying): never called.
+	consequential bool
 }
+
+// Where a tool comes from (tool.Via).
+const (
+	viaPage     = "page"     // a page script, with the browser's document.modelContext
+	viaPolyfill = "polyfill" // through the page's own modelContext (MCP-B), mirrored into the browser's
+	viaForm     = "form"     // a form with a toolname, the browser's tool
+)
+
+// viaWords says in the log who registered a tool.
+var viaWords = map[string]string{
+	viaPage:     "registered by the page with the browser's modelContext",
+	viaPolyfill: "registered through the page's own modelContext polyfill, which hands it to the browser's",
+	viaForm:     "the browser's tool of a form with a toolname",
+}
+
+// polyfilledJS reports, in the page's own world, whether the page has put
+// a modelContext of its own in place of the browser's: the browser's is a
+// getter of Document.prototype, a polyfill (MCP-B's @mcp-b/global) defines
+// one on document or navigator itself.
+const polyfilledJS = `!!(Object.getOwnPropertyDescriptor(document, 'modelContext') || Object.getOwnPropertyDescriptor(navigator, 'modelContext'))`
+
+// toolWait bounds the wait for a tool's answer.
+const toolWait = 8 * time.Second
 
 var (
 	reToolAdd      = regexp.MustCompile(`(?i)add[\s_-]*(item[\s_-]*)?(to[\s_-]*)?(the[\s_-]*)?(cart|bag|basket)|cart[\s_-]*add|addtocart`)
@@ -54,33 +81,39 @@ func forbiddenTool(name, description string) bool {
 
 var reToolFinishDesc = regexp.MustCompile(`(?i)\b(complete[sd]?|completing|confirm(s|ed|ing)?|submit(s|ted|ting)?|finali[sz](e|es|ed|ing)|place[sd]?|placing)\b|\bpa(y|ys|id|ying)\b|\bcharg(e|es|ed|ing)\b|\bbuy(s|ing)?\b|\bpurchas(e|es|ed|ing)\b`)
 
-// tools lists the page's WebMCP tools, imperative then declarative.
+// tools lists the page's WebMCP tools as the browser reports them,
+// imperative then declarative, each in the order registered.
 func (s *session) tools() ([]tool, error) {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
-	var imp []tool
-	if err := s.page.EvalMain(ctx, "window.__svcWebMCP ? window.__svcWebMCP.list() : []", &imp); err != nil {
+	bt, err := s.page.WebMCPTools(ctx)
+	if err != nil {
 		return nil, err
 	}
-	var forms []struct {
-		Ref         int    `json:"ref"`
-		Name        string `json:"name"`
-		Description string `json:"description"`
-		Form        *Form  `json:"form"`
+	poly := false
+	if len(bt) > 0 {
+		_ = s.page.EvalMain(ctx, polyfilledJS, &poly)
 	}
-	if err := s.page.Eval(ctx, helper+".toolForms()", &forms); err != nil {
-		return nil, err
+	out := make([]tool, 0, len(bt))
+	for _, t := range bt {
+		via := viaPage
+		switch {
+		case t.Node != 0:
+			via = viaForm
+		case poly:
+			via = viaPolyfill
+		}
+		out = append(out, tool{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema, Via: via,
+			node: t.Node, autosubmit: t.Autosubmit, consequential: t.Consequential})
 	}
-	out := imp
-	for _, f := range forms {
-		out = append(out, tool{Name: f.Name, Description: f.Description, Via: "form", ref: f.Ref, form: f.Form})
-	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Via != viaForm && out[j].Via == viaForm })
 	return out, nil
 }
 
 // checkoutWebMCP records the WebMCP tools of the checkout page the run
-// has just reached (imperative and declarative), by name only; a page
-// that cannot be read leaves it unmeasured. Reading runs no page action
+// has just reached (imperative and declarative), by name only, as the
+// browser's own WebMCP lists them; a page that cannot be read leaves it
+// unmeasured. Reading runs no page action
 // and sends no request.
 func (s *session) checkoutWebMCP() {
 	if s.rep.CheckoutWebMCP != nil {
@@ -126,18 +159,18 @@ func (s *session) webmcp() error {
 	}
 	sort.Strings(names)
 	if len(ts) == 0 {
-		s.record("inspect", "", "", "no WebMCP tool: none registered with modelContext, no form with a toolname")
+		s.record("inspect", "", "", "no WebMCP tool: the browser lists none (none registered with document.modelContext, no form with a toolname)")
 		return s.end(NoCart, "no_webmcp_tool")
 	}
 	s.record("inspect", "", "", "WebMCP tools: "+clipText(strings.Join(names, ", "), 200))
 	pickTool := func(re *regexp.Regexp) (tool, bool) {
 		for _, t := range ts {
-			if re.MatchString(t.Name) && !forbiddenTool(t.Name, t.Description) {
+			if re.MatchString(t.Name) && !t.consequential && !forbiddenTool(t.Name, t.Description) {
 				return t, true
 			}
 		}
 		for _, t := range ts {
-			if re.MatchString(t.Description) && !forbiddenTool(t.Name, t.Description) {
+			if re.MatchString(t.Description) && !t.consequential && !forbiddenTool(t.Name, t.Description) {
 				return t, true
 			}
 		}
@@ -148,14 +181,9 @@ func (s *session) webmcp() error {
 		return s.end(NoCart, "no_cart_tool")
 	}
 	var result string
-	if add.Via == "form" {
-		err = s.submitTool(add)
-	} else {
-		var args map[string]any
-		args, err = s.toolArgs(add, ts)
-		if err == nil {
-			result, err = s.callTool(add, args)
-		}
+	args, err := s.toolArgs(add, ts)
+	if err == nil {
+		result, err = s.callTool(add, args)
 	}
 	if errors.Is(err, errStop) {
 		return err
@@ -177,10 +205,10 @@ func (s *session) webmcp() error {
 	if !ok {
 		return s.end(AddedToCart, "no_checkout_tool")
 	}
-	if co.Via == "form" {
-		err = s.submitTool(co)
+	if args, aerr := s.toolArgs(co, ts); aerr != nil {
+		err = aerr
 	} else {
-		_, err = s.callTool(co, map[string]any{})
+		_, err = s.callTool(co, args)
 	}
 	if err != nil && !errors.Is(err, errStop) {
 		return s.end(AddedToCart, "checkout_tool_failed")
@@ -239,7 +267,7 @@ func (s *session) toolArgs(t tool, all []tool) (map[string]any, error) {
 // answer, else from the page's Product JSON-LD.
 func (s *session) productID(all []tool) (string, error) {
 	for _, t := range all {
-		if t.Via == "form" || !reToolSearch.MatchString(t.Name) || forbiddenTool(t.Name, t.Description) {
+		if t.Via == viaForm || !reToolSearch.MatchString(t.Name) || t.consequential || forbiddenTool(t.Name, t.Description) {
 			continue
 		}
 		res, err := s.callTool(t, map[string]any{"query": ""})
@@ -331,41 +359,113 @@ func firstID(res string) string {
 	return ""
 }
 
-// callTool calls an imperative tool in the page and waits for the page to
-// settle (a tool may navigate). The result is the tool's answer as JSON.
+// callTool calls a tool through the browser's WebMCP (WebMCP.invokeTool)
+// after the guard allows it, and follows what the call starts (a
+// navigation, a new document, a route of a single-page shop, a new tab)
+// before it judges the page. A declarative tool's form is filled by the
+// browser; unless the page lets the browser submit it (toolautosubmit),
+// the shopper submits it, as the person confirming it would. The result
+// is the tool's answer as JSON.
 func (s *session) callTool(t tool, args map[string]any) (string, error) {
-	if s.frozen.Load() {
-		return "", s.refuse("webmcp tool", t.Name, GuardCheckoutPage)
+	role := "webmcp tool"
+	if t.Via == viaForm {
+		role = "webmcp form"
 	}
-	if forbiddenTool(t.Name, t.Description) {
-		return "", s.refuse("webmcp tool", t.Name, GuardPaymentControl)
+	if s.frozen.Load() {
+		return "", s.refuse(role, t.Name, GuardCheckoutPage)
+	}
+	if t.consequential || forbiddenTool(t.Name, t.Description) {
+		return "", s.refuse(role, t.Name, GuardPaymentControl)
 	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
+	if t.Via == viaForm {
+		var f *Form
+		if err := s.page.CallOnNode(ctx, t.node, "function () { return "+helper+".formOf(this); }", &f); err != nil {
+			return "", err
+		}
+		if r := Forbidden(Item{Tag: "button", Form: f}); f == nil || r != "" {
+			if r == "" {
+				r = GuardPaymentControl
+			}
+			return "", s.refuse(role, t.Name, r)
+		}
+	}
 	a, _ := json.Marshal(args)
-	name, _ := json.Marshal(t.Name)
-	var res json.RawMessage
 	s.forget()
-	err := s.page.EvalMain(ctx, fmt.Sprintf("window.__svcWebMCP.call(%s, %s)", name, a), &res)
-	navigated := err != nil && strings.Contains(err.Error(), "context was destroyed")
-	if err != nil && !navigated {
+	docs := len(s.page.Documents())
+	_ = s.page.TakeOpened(ctx) // what the page opened before the call is not the call's
+	inv, err := s.page.InvokeTool(ctx, t.Name, a)
+	if err != nil {
 		return "", err
 	}
+	wctx, wcancel := context.WithTimeout(ctx, toolWait)
+	defer wcancel()
+	note := "call with " + clipText(string(a), 80)
+	if t.Via == viaForm && !t.autosubmit {
+		// The browser filled the form; it waits for a submission.
+		brief, bcancel := context.WithTimeout(ctx, 300*time.Millisecond)
+		res, werr := inv.Wait(brief)
+		bcancel()
+		if werr == nil && res.Status != "Completed" {
+			s.record("tool", role, t.Name, note+": "+clipText(res.Error, 100))
+			return "", errors.New("the tool answered with an error: " + clipText(res.Error, 100))
+		}
+		if werr != nil {
+			var ok bool
+			if err := s.page.CallOnNode(ctx, t.node, "function () { return "+helper+".submitForm(this); }", &ok); err != nil && !staleErr(err) {
+				inv.Cancel(ctx)
+				return "", err
+			}
+			note += ", then submit the form it filled"
+		}
+	}
+	res, werr := inv.Wait(wctx)
 	s.page.Touch()
 	_ = s.settle(ctx)
 	st, _ := s.state()
-	note := "call with " + clipText(string(a), 80)
-	if isToolError(res) {
-		note += ": the tool answered with an error"
+	note += " (" + viaWords[t.Via] + ")"
+	follow := ""
+	if u := s.page.TakeOpened(ctx); len(s.page.Documents()) == docs {
+		switch pu := webURL(u); {
+		case pu == nil:
+		case s.sameBrand(pu):
+			note, follow = note+"; it opened a new tab", u
+		default:
+			note += "; it opened a tab on another site, not followed"
+		}
 	}
-	s.recordState(st, "tool", "webmcp tool", t.Name, note)
+	failed := ""
+	switch {
+	case werr != nil:
+		failed = "the tool did not answer"
+	case res.Status != "Completed":
+		failed = "the tool failed"
+		if res.Error != "" {
+			failed += ": " + clipText(res.Error, 100)
+		}
+	case isToolError(res.Output):
+		failed = "the tool answered with an error"
+	}
+	if failed != "" {
+		note += ": " + failed
+	}
+	s.recordState(st, "tool", role, t.Name, note)
 	if jerr := s.judge(st); jerr != nil {
-		return string(res), jerr
+		return string(res.Output), jerr
 	}
-	if isToolError(res) {
-		return string(res), errors.New("the tool answered with an error")
+	if follow != "" {
+		if r := Forbidden(Item{Tag: "a", Href: follow, Name: t.Name}); r != "" {
+			return "", s.refuse(role, t.Name, r)
+		}
+		if err := s.open(follow, "follow the new tab in this one"); err != nil {
+			return "", err
+		}
 	}
-	return string(res), nil
+	if failed != "" {
+		return string(res.Output), errors.New(failed)
+	}
+	return string(res.Output), nil
 }
 
 func isToolError(res json.RawMessage) bool {
@@ -373,35 +473,6 @@ func isToolError(res json.RawMessage) bool {
 		IsError bool `json:"isError"`
 	}
 	return json.Unmarshal(res, &r) == nil && r.IsError
-}
-
-// submitTool calls a declarative tool: its form is submitted as the page
-// declares it, after the same guard as any form.
-func (s *session) submitTool(t tool) error {
-	if s.frozen.Load() {
-		return s.refuse("webmcp form", t.Name, GuardCheckoutPage)
-	}
-	if forbiddenTool(t.Name, t.Description) {
-		return s.refuse("webmcp form", t.Name, GuardPaymentControl)
-	}
-	if f := t.form; f != nil {
-		probe := Item{Tag: "button", Form: f}
-		if r := Forbidden(probe); r != "" {
-			return s.refuse("webmcp form", t.Name, r)
-		}
-	}
-	ctx, cancel := s.stepCtx()
-	defer cancel()
-	var ok bool
-	s.forget()
-	if err := s.page.Eval(ctx, fmt.Sprintf("%s.submit(%d)", helper, t.ref), &ok); err != nil && !staleErr(err) {
-		return err
-	}
-	s.page.Touch()
-	_ = s.settle(ctx)
-	st, _ := s.state()
-	s.recordState(st, "tool", "webmcp form", t.Name, "submit the tool's form")
-	return s.judge(st)
 }
 
 func staleErr(err error) bool {
@@ -422,7 +493,7 @@ func (s *session) toolCartConfirmed(addResult string, all []tool) bool {
 		return true
 	}
 	for _, t := range all {
-		if t.Via != "form" && reToolCart.MatchString(t.Name) && !forbiddenTool(t.Name, t.Description) {
+		if t.Via != viaForm && reToolCart.MatchString(t.Name) && !t.consequential && !forbiddenTool(t.Name, t.Description) {
 			if res, err := s.callTool(t, map[string]any{}); err == nil && cartCount(res) > 0 {
 				return true
 			}

@@ -77,11 +77,13 @@ func specToolsShop() *realShop {
 // TestWebMCPAsTheDraftNowSays: C finds and uses tools registered the way
 // the WebMCP draft now says (on document, a promise per registration,
 // withdrawal by AbortSignal) and reaches checkout; it never calls a tool
-// withdrawn or refused before it looked.
+// withdrawn or refused before it looked. The tools are Chromium's own
+// (its WebMCP domain): the browser, not svc, withdraws the aborted tool
+// and refuses the second getCart.
 func TestWebMCPAsTheDraftNowSays(t *testing.T) {
 	rep := runOnShop(t, specToolsShop(), WebMCP)[WebMCP]
 	wantOutcome(t, WebMCP, rep, CheckoutReached)
-	const listed = "WebMCP tools: addToCart (document), getCart (document), goToCheckout (document), searchProducts (document)"
+	const listed = "WebMCP tools: addToCart (page), getCart (page), goToCheckout (page), searchProducts (page)"
 	if len(rep.Log) < 2 || rep.Log[1].Note != listed {
 		t.Errorf("the tools C saw are not the four the page keeps: %+v", rep.Log)
 	}

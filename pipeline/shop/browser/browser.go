@@ -120,6 +120,10 @@ type Browser struct {
 	wire wire // when a protocol message has gone out (inputs, Settle)
 }
 
+// WebMCPFeatures are the Chromium features of its own WebMCP: the page
+// API, its availability under automation, and the DevTools domain.
+const WebMCPFeatures = "WebMCP,WebMCPTesting,DevToolsWebMCPSupport"
+
 // Flags returns the Chromium command-line flags of a Browser whose
 // profile is dir and whose sink proxy listens at proxy, for a process
 // running as root or not. They are exported for the tests and the docs.
@@ -168,8 +172,16 @@ func Flags(dir, proxy string, root bool) map[string]any {
 			"OptimizationGuideOnDeviceModel,OnDeviceModelService,WebUIOmniboxPopup,WebUIOmniboxAimPopup",
 		// The network service runs in the browser process: one process
 		// fewer, about 27 MB (every request is served by svc's client
-		// through interception anyway).
-		"enable-features":               "NetworkServiceInProcess2",
+		// through interception anyway). WebMCP is Chromium's own
+		// implementation of the draft (document.modelContext, forms with
+		// a toolname turned into tools); WebMCPTesting exposes it to a
+		// page the browser opens under automation, and
+		// DevToolsWebMCPSupport gives the protocol its WebMCP domain
+		// (toolsAdded, invokeTool, toolResponded). Shopper C and the
+		// Checkout WebMCP reading ask the browser for a page's tools
+		// through that domain, as an agent built into Chrome would,
+		// rather than a copy of the feature injected into the page.
+		"enable-features":               "NetworkServiceInProcess2," + WebMCPFeatures,
 		"disable-site-isolation-trials": true,
 		"disable-dev-shm-usage":         true,
 		"disable-gpu":                   true,

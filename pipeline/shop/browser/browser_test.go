@@ -66,8 +66,8 @@ func TestFlags(t *testing.T) {
 	if f["in-process-gpu"] != true {
 		t.Error("in-process-gpu is not set")
 	}
-	if f["enable-features"] != "NetworkServiceInProcess2" {
-		t.Errorf("enable-features = %v, want the network service in the browser process", f["enable-features"])
+	if f["enable-features"] != "NetworkServiceInProcess2,WebMCP,WebMCPTesting,DevToolsWebMCPSupport" {
+		t.Errorf("enable-features = %v, want the network service in the browser process and Chromium's own WebMCP with its DevTools domain", f["enable-features"])
 	}
 	if f["user-data-dir"] != "/tmp/profile" {
 		t.Errorf("user-data-dir = %v", f["user-data-dir"])

@@ -152,6 +152,8 @@ type Page struct {
 	// inputMu holds the page's input commands (inputs) to one series at
 	// a time.
 	inputMu sync.Mutex
+	// mcp is the page's WebMCP tools as the browser reports them.
+	mcp mcpState
 }
 
 // NewPage opens a tab in a new incognito browser context, with request
