@@ -28,6 +28,17 @@ const tmpPrefix = ".tmp-"
 type DirStore struct {
 	root string
 	lock string // sibling of root, so it is never published
+	// write is every write of a file's bytes (nil: (*os.File).Write):
+	// the seam a test injects a full disk through (ENOSPC, as the
+	// kernel returns it).
+	write func(f *os.File, b []byte) (int, error)
+}
+
+func (s *DirStore) writeTo(f *os.File, b []byte) (int, error) {
+	if s.write != nil {
+		return s.write(f, b)
+	}
+	return f.Write(b)
 }
 
 // NewDirStore returns a DirStore rooted at root (created when missing).
@@ -106,7 +117,7 @@ func (s *DirStore) writeFile(name string, data []byte, exclusive bool) error {
 		return err
 	}
 	tmp := filepath.Join(dir, tmpName(filepath.Base(p)))
-	if err := writeSync(tmp, data); err != nil {
+	if err := s.writeSync(tmp, data); err != nil {
 		os.Remove(tmp)
 		return err
 	}
@@ -140,10 +151,11 @@ func (s *DirStore) NewVersion(ctx context.Context, version string) (VersionWrite
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		return nil, err
 	}
-	return &dirVersion{tmp: tmp, final: filepath.Join(data, version), data: data}, nil
+	return &dirVersion{store: s, tmp: tmp, final: filepath.Join(data, version), data: data}, nil
 }
 
 type dirVersion struct {
+	store            *DirStore
 	tmp, final, data string
 	done             bool
 }
@@ -164,7 +176,7 @@ func (v *dirVersion) Create(name string) (io.WriteCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &directFile{syncCloser: syncCloser{f}, direct: setDirect(f, true) == nil}, nil
+	return &directFile{syncCloser: syncCloser{f}, store: v.store, direct: setDirect(f, true) == nil}, nil
 }
 
 // directAlign is the alignment direct I/O wants of a write's memory and
@@ -182,6 +194,7 @@ const directAlign = 4096
 // there. Close still fsyncs.
 type directFile struct {
 	syncCloser
+	store  *DirStore
 	direct bool
 }
 
@@ -192,7 +205,7 @@ func (d *directFile) Write(p []byte) (int, error) {
 		}
 		d.direct = false
 	}
-	return d.f.Write(p)
+	return d.store.writeTo(d.f, p)
 }
 
 // localFiles marks the folder's files as local (see checkStaged).
@@ -314,12 +327,12 @@ func tmpName(base string) string {
 	return tmpPrefix + base + "-" + hex.EncodeToString(b[:])
 }
 
-func writeSync(p string, data []byte) error {
+func (s *DirStore) writeSync(p string, data []byte) error {
 	f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 	if err != nil {
 		return err
 	}
-	if _, err := f.Write(data); err != nil {
+	if _, err := s.writeTo(f, data); err != nil {
 		f.Close()
 		return err
 	}
@@ -371,4 +384,86 @@ func cleanName(name string) bool {
 		}
 	}
 	return true
+}
+
+// stagedFiles are files outside the version folder written out of sight,
+// each a temporary file beside its name, fsync'd: place puts them all in
+// place (rename, or link for a frozen file) and discard removes what is
+// left. Every byte is written before any name changes, so a disk that
+// fills up fails the staging while readers still see the tree as it was;
+// the renames that follow need no room.
+type stagedFiles struct {
+	items []stagedItem
+}
+
+type stagedItem struct {
+	name, tmp, final string
+	frozen           bool
+}
+
+// stageFiles writes files out of sight (see stagedFiles).
+func (s *DirStore) stageFiles(files []File) (*stagedFiles, error) {
+	sf := &stagedFiles{}
+	for _, f := range files {
+		p, err := s.path(f.Path)
+		if err != nil {
+			sf.discard()
+			return nil, err
+		}
+		dir := filepath.Dir(p)
+		if err := mkdirAllSync(dir); err != nil {
+			sf.discard()
+			return nil, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+		tmp := filepath.Join(dir, tmpName(filepath.Base(p)))
+		sf.items = append(sf.items, stagedItem{name: f.Path, tmp: tmp, final: p, frozen: f.Frozen})
+		if err := s.writeSync(tmp, f.Data); err != nil {
+			sf.discard()
+			return nil, fmt.Errorf("write %s: %w", f.Path, err)
+		}
+	}
+	return sf, nil
+}
+
+// place renames every staged file over its name (a frozen one is linked,
+// which fails when the name exists), then fsyncs their directories. It
+// returns the names placed.
+func (sf *stagedFiles) place() ([]string, error) {
+	var placed []string
+	dirs := map[string]bool{}
+	for len(sf.items) > 0 {
+		it := sf.items[0]
+		var err error
+		if it.frozen {
+			err = os.Link(it.tmp, it.final)
+			if errors.Is(err, fs.ErrExist) {
+				err = fmt.Errorf("create %s: %w", it.name, fs.ErrExist)
+			}
+			if err == nil {
+				os.Remove(it.tmp)
+			}
+		} else {
+			err = os.Rename(it.tmp, it.final)
+		}
+		if err != nil {
+			return placed, fmt.Errorf("write %s: %w", it.name, err)
+		}
+		sf.items = sf.items[1:]
+		placed = append(placed, it.name)
+		dirs[filepath.Dir(it.final)] = true
+	}
+	for d := range dirs {
+		if err := syncDir(d); err != nil {
+			return placed, err
+		}
+	}
+	return placed, nil
+}
+
+// discard removes the staged files not placed.
+func (sf *stagedFiles) discard() {
+	for _, it := range sf.items {
+		os.Remove(it.tmp)
+	}
+	sf.items = nil
 }

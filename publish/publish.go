@@ -27,7 +27,10 @@
 //  4. Rename the version folder into place. If the version already exists
 //     with an identical manifest (same bytes, hence same sha256 of every
 //     file), this step is a no-op; with a different one, Publish refuses.
-//  5. Write the api files (each atomically), frozen ones only if new.
+//  5. Write the api files (each atomically), frozen ones only if new. On a
+//     local folder their bytes are written out of sight before step 4 and
+//     only renamed here: a full disk fails the publication before anything
+//     a reader sees has changed.
 //  6. Move data/latest/ to the version, atomically.
 //
 // Re-running Publish over the same inputs writes the same bytes: tables
@@ -284,6 +287,23 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 		}
 	}
 
+	// The files outside the version folder are written out of sight now,
+	// on a local folder, so that a disk that fills up fails here, before
+	// anything a reader sees has changed (steps 4 and 5 then only rename).
+	var outside []File
+	for _, f := range p.files {
+		if !p.same[f.Path] {
+			outside = append(outside, f)
+		}
+	}
+	var staged *stagedFiles
+	if ds, ok := st.(*DirStore); ok {
+		if staged, err = ds.stageFiles(outside); err != nil {
+			return nil, err
+		}
+		defer staged.discard()
+	}
+
 	// 4. Into place, unless this exact version is there already.
 	res := &Result{Manifest: m, Previous: prev, Notes: m.Notes}
 	existing, err := readAll(ctx, st, "data/"+snap.Version+"/"+manifestFile)
@@ -308,19 +328,22 @@ func publish(ctx context.Context, st Store, snap *Snapshot) (*Result, error) {
 	}
 
 	// 5. The files outside the version folder.
-	for _, f := range p.files {
-		if p.same[f.Path] {
-			continue
+	if staged != nil {
+		if res.Wrote, err = staged.place(); err != nil {
+			return nil, err
 		}
-		if f.Frozen {
-			err = st.CreateFile(ctx, f.Path, f.Data)
-		} else {
-			err = st.WriteFile(ctx, f.Path, f.Data)
+	} else {
+		for _, f := range outside {
+			if f.Frozen {
+				err = st.CreateFile(ctx, f.Path, f.Data)
+			} else {
+				err = st.WriteFile(ctx, f.Path, f.Data)
+			}
+			if err != nil {
+				return nil, fmt.Errorf("write %s: %w", f.Path, err)
+			}
+			res.Wrote = append(res.Wrote, f.Path)
 		}
-		if err != nil {
-			return nil, fmt.Errorf("write %s: %w", f.Path, err)
-		}
-		res.Wrote = append(res.Wrote, f.Path)
 	}
 
 	// 6. Move latest/.
