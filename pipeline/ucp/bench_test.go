@@ -41,3 +41,25 @@ func cpuTime() time.Duration {
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
+
+// BenchmarkValidateExamples measures validations per second over every
+// example of the manifest in turn (most are invalid, so the schema library
+// builds their errors), with the schemas compiled once.
+func BenchmarkValidateExamples(b *testing.B) {
+	v := testValidator(b)
+	var docs [][]byte
+	for _, f := range readManifest(b) {
+		docs = append(docs, readExample(b, f.File))
+	}
+	ctx := context.Background()
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := cpuTime()
+	for i := 0; i < b.N; i++ {
+		if _, err := v.Validate(ctx, docs[i%len(docs)]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(b.N)/(cpuTime()-cpu0).Seconds(), "validations/cpu-s")
+}

@@ -19,7 +19,7 @@ type manifestFile struct {
 	InfoOnly       []string `json:"info_only"`
 }
 
-func readManifest(t *testing.T) []manifestFile {
+func readManifest(t testing.TB) []manifestFile {
 	t.Helper()
 	var m struct {
 		Files []manifestFile `json:"files"`
