@@ -29,7 +29,11 @@ type journaled[T any] struct {
 	concurrency int             // items at once; default 16
 	progress    Progress        // nil for none
 	log         *slog.Logger    // nil for none
-	failedMsg   string          // the warning logged for an item that failed
+	failedMsg   string          // the line logged for an item that failed
+	// failedDebug logs that line at Debug instead of Warn: in the shop
+	// stage a store that is down is an outcome its summary counts (and
+	// the journal keeps), not a fault of svc.
+	failedDebug bool
 	// work does one item. The result is not recorded when ctx is
 	// cancelled meanwhile: the item runs again on resume.
 	work func(context.Context, T) workResult
@@ -97,7 +101,11 @@ func (r journaled[T]) run(ctx context.Context) (journalCounts, error) {
 				}
 				if res.failed {
 					c.failed++
-					r.log.Warn(r.failedMsg, "host", res.host, "error", res.errText)
+					level := slog.LevelWarn
+					if r.failedDebug {
+						level = slog.LevelDebug
+					}
+					r.log.Log(ctx, level, r.failedMsg, "host", res.host, "error", res.errText)
 				}
 				if r.progress != nil {
 					r.progress.Add(res.host, res.failed)

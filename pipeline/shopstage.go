@@ -170,7 +170,7 @@ func ShopStage(ctx context.Context, o ShopStageOptions) error {
 		concurrency: o.Concurrency,
 		progress:    NewProgress(o.ErrOut, "shop", log),
 		log:         log,
-		failedMsg:   "shop run failed",
+		failedMsg:   "shop run ended in error", failedDebug: true,
 		work: func(ctx context.Context, it shopItem) workResult {
 			rec := ShopRecord{Host: it.host, Shopper: string(it.shopper), SVC100ID: it.svc100ID, At: now().UTC().Truncate(time.Microsecond)}
 			rep, err := o.Run(ctx, it.shopper, "https://"+it.host+"/")
