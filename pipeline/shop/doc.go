@@ -7,7 +7,8 @@
 // Five paths run in headless Chromium (package browser): A reads the page
 // as a careful agent does (text, aria-label, cart forms, Product JSON-LD,
 // open shadow roots), B only through the accessibility tree, C only
-// through the WebMCP tools the page offers, D asks a configured model for
+// through the WebMCP tools the page offers, as Chromium's own WebMCP lists
+// and calls them (its DevTools WebMCP domain), D asks a configured model for
 // each action, and E is A on a phone. ucp and mcp are the leaderboard's
 // plain-HTTP agent paths (leaderboard.RunPath), on one store.
 //

@@ -87,9 +87,10 @@ type Report struct {
 	CheckoutWebMCP *CheckoutWebMCP `json:"checkoutWebmcp"`
 }
 
-// CheckoutWebMCP is the WebMCP seen at a checkout page: the tools
-// registered there with modelContext (observed as the page ran) and the
-// forms with a toolname. Tool names only.
+// CheckoutWebMCP is the WebMCP seen at a checkout page, as the browser's
+// own WebMCP lists it there: the tools registered with document.modelContext
+// (by the page or through its polyfill) and the forms with a toolname.
+// Tool names only.
 type CheckoutWebMCP struct {
 	Detected bool     `json:"detected"`
 	Tools    []string `json:"tools"`

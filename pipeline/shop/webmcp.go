@@ -189,7 +189,9 @@ func (s *session) webmcp() error {
 		return err
 	}
 	if err != nil {
-		s.record("tool", "webmcp tool", add.Name, "the tool failed: "+clipText(err.Error(), 100))
+		if !errors.Is(err, errRefused) { // a refusal is logged as one: no call was made
+			s.record("tool", "webmcp tool", add.Name, "the tool failed: "+clipText(err.Error(), 100))
+		}
 		return s.end(NoCart, "cart_tool_failed")
 	}
 	if !s.toolCartConfirmed(result, ts) {
