@@ -123,7 +123,7 @@ func TestLeaderboardUnmeasuredOutOfRates(t *testing.T) {
 	if ucpInfo.ID != leaderboard.PathUCP || mcpInfo.ID != leaderboard.PathMCP {
 		t.Fatalf("paths are %s, %s", ucpInfo.ID, mcpInfo.ID)
 	}
-	ucpSkipped := append(repeat("ucp_profile_unvalidated", 57), repeat("not_a_store", 43)...)
+	ucpSkipped := append(repeat("ucp_binding_not_driven", 57), repeat("not_a_store", 43)...)
 	mcpSkipped := append(repeat("not_a_store", 15), repeat("redirected_off_store", 5)...)
 	runDir := t.TempDir()
 	for _, r := range []*leaderboard.AgentRun{unmeasuredRun(t, ucpInfo, 0, ucpSkipped), unmeasuredRun(t, mcpInfo, 30, mcpSkipped)} {
@@ -197,7 +197,7 @@ func TestLeaderboardUnmeasuredOutOfRates(t *testing.T) {
 	}
 
 	want := map[string]wantFigures{
-		leaderboard.PathUCP: {n: 0, k: 0, skipped: 100, reasons: []publish.ReasonCount{{Reason: "ucp_profile_unvalidated", Count: 57}, {Reason: "not_a_store", Count: 43}}},
+		leaderboard.PathUCP: {n: 0, k: 0, skipped: 100, reasons: []publish.ReasonCount{{Reason: "ucp_binding_not_driven", Count: 57}, {Reason: "not_a_store", Count: 43}}},
 		leaderboard.PathMCP: {n: 80, k: 30, skipped: 20, reasons: []publish.ReasonCount{{Reason: "not_a_store", Count: 15}, {Reason: "redirected_off_store", Count: 5}}},
 		rc.ID:               {n: 10, k: 4, skipped: 10, reasons: []publish.ReasonCount{{Reason: publish.ReasonUnspecified, Count: 10}}},
 	}
@@ -292,7 +292,7 @@ func TestLeaderboardUnmeasuredOutOfRates(t *testing.T) {
 		return m
 	}
 	ucpRow := tableRow(`<th scope="row">UCP path`)
-	for _, s := range []string{"Not measured", "<td>0</td>", "100 <span class=\"sub\">(ucp_profile_unvalidated 57, not_a_store 43)</span>"} {
+	for _, s := range []string{"Not measured", "<td>0</td>", "100 <span class=\"sub\">(ucp_binding_not_driven 57, not_a_store 43)</span>"} {
 		if !strings.Contains(ucpRow, s) {
 			t.Errorf("the page's UCP row lacks %q: %s", s, ucpRow)
 		}

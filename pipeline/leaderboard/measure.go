@@ -24,8 +24,13 @@ import (
 // agent-path/3 (issue 33) speaks the release the business declares (the
 // 2026-01 shapes too) and names it in UCP-Agent, takes an item from the
 // storefront's Product JSON-LD when no catalog answers, and starts at the
-// profile or endpoint rather than the home page.
-const MethodVersion = "agent-path/3"
+// profile or endpoint rather than the home page. agent-path/4 (issue 35)
+// is a client of the profile, not its validator: JSON Schema validity and
+// hosting rules are findings in the step log and stop nothing, so a run
+// without the UCP schema files measures the UCP path too; only a profile
+// it cannot use stops it, and every reason code is a fixed word
+// (ucp_version_unknown, the release in the step log).
+const MethodVersion = "agent-path/4"
 
 // RunOptions configure the pipeline's own agent-path runs.
 type RunOptions struct {
@@ -95,17 +100,20 @@ type RunOptions struct {
 //     never opened); a cart without one: added_to_cart [cart_created].
 //
 // Outcomes of the UCP path (ucppath.go): the profile at /.well-known/ucp,
-// validated: missing, unreachable or invalid is no_cart
-// [ucp_profile_missing | ucp_profile_unreachable | ucp_profile_invalid]
-// (a profile of an older release the path speaks, which the validator's
-// target release finds invalid, is checked against its own release's
-// schema instead); a profile the run had no schemas to validate:
-// not_attempted [ucp_profile_unvalidated]; no dev.ucp.shopping binding:
-// no_cart [ucp_no_shopping_service]. A business that offers a release svc
-// does not know: no_cart [ucp_version_unknown:<release>]; no mutual
-// protocol version: no_cart [ucp_version_unsupported]. No REST or MCP binding: not_attempted
-// [ucp_binding_not_driven]. Over the binding: no answer or 404 at the first
-// operation: no_cart [ucp_binding_unreachable]; too slow: error
+// read and validated: missing or unreachable is no_cart
+// [ucp_profile_missing | ucp_profile_unreachable]. Whether it is valid
+// (JSON Schema, spec rules, hosting rules such as Cache-Control) is
+// reported in the validation report and the step log, and stops nothing,
+// with or without the schema files: the path reads the structure itself.
+// Only a profile it cannot use stops it: not a JSON object with a ucp
+// object (or over 256 KB): no_cart [ucp_profile_invalid]; no
+// dev.ucp.shopping binding: no_cart [ucp_no_shopping_service]; a business
+// that offers a release svc does not know: no_cart [ucp_version_unknown]
+// (the step log names the release); no mutual protocol version: no_cart
+// [ucp_version_unsupported]; no REST or MCP binding: not_attempted
+// [ucp_binding_not_driven]; no REST or MCP binding with an https endpoint:
+// no_cart [ucp_no_usable_binding]. Over the binding: no answer or 404 at
+// the first operation: no_cart [ucp_binding_unreachable]; too slow: error
 // [ucp_binding_timeout]; the business refuses the version, wants a
 // signature of a request svc sent unsigned, rejects svc's signature (the
 // key is not in the profile svc named, the signature or digest does not

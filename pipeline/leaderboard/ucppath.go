@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"maps"
 	"net/http"
+	"net/url"
 	"regexp"
 	"slices"
 	"sort"
@@ -156,6 +157,19 @@ func negotiate(d ucpDoc) string {
 
 // ucpPath runs the UCP path at origin. It reads /.well-known/ucp itself:
 // the store's homepage is not needed (see runUCP).
+//
+// The path is a client (agent-path/4, issue 35): it needs the profile's
+// structure (the dev.ucp.shopping bindings, the capabilities, the
+// version), which it reads itself, and goes on whatever the validator
+// says of the profile's JSON Schema validity and hosting (Cache-Control,
+// redirects, content type): those are findings of the validation report,
+// which the step log names (validate_profile), and they stop nothing, so
+// a run without the UCP schema files measures as much as one with them.
+// Only a profile it cannot use stops it: not a JSON object with a ucp
+// object (ucp_profile_invalid), no shopping service
+// (ucp_no_shopping_service), no version it speaks (ucp_version_unknown,
+// ucp_version_unsupported), no binding it can send to
+// (ucp_no_usable_binding).
 func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	r := &ucpRun{client: opts.Client, profile: opts.AgentProfile, key: opts.AgentKey}
 	if r.profile == "" {
@@ -174,12 +188,10 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 		res.nothing = true
 		return res
 	}
+	read.Status = rep.Source.Status
 	read.Note = "profile " + string(rep.Verdict())
 	r.add(read)
-	var doc ucpDoc
-	parsed := json.Unmarshal(rep.Profile, &doc) == nil
 	switch rep.Verdict() {
-	case ucp.VerdictValid:
 	case ucp.VerdictMissing:
 		res := r.end(OutcomeNoCart, "ucp_profile_missing")
 		res.nothing = true
@@ -188,26 +200,19 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 		res := r.end(OutcomeNoCart, "ucp_profile_unreachable")
 		res.nothing = true
 		return res
-	case ucp.VerdictUnvalidated:
-		// The run had no UCP schemas: whether the profile is valid is
-		// not known, so the path claims neither a cart nor its absence.
-		return r.end(OutcomeNotAttempted, "ucp_profile_unvalidated")
-	default:
-		if parsed && negotiate(doc) == "" {
-			if unknown := unknownVersions(doc); len(unknown) > 0 {
-				// Of a release svc does not know the format is not known
-				// either: the reason names the release, not the defects.
-				return r.unknownRelease(doc, unknown)
-			}
-		}
-		if !parsed || !r.validUnderOwnRelease(ctx, opts.UCP, rep.Profile, doc.UCP.Version) {
-			return r.end(OutcomeNoCart, "ucp_profile_invalid")
-		}
+	case ucp.VerdictInvalid, ucp.VerdictUnvalidated:
+		r.add(steplog.Step{Action: "validate_profile", Note: findingsNote(rep)})
 	}
-	if !parsed {
+	doc, ok := parseUCPDoc(rep.Profile)
+	if !ok {
+		r.add(steplog.Step{Action: "read_structure", Note: "not a JSON object with a ucp object: nothing the path can read"})
 		return r.end(OutcomeNoCart, "ucp_profile_invalid")
 	}
+	if rep.Verdict() != ucp.VerdictValid && rep.Schema.Checked {
+		r.releaseFindings(ctx, opts.UCP, rep.Profile, doc.UCP.Version)
+	}
 	if len(shoppingBindings(rep.Profile)) == 0 {
+		r.add(steplog.Step{Action: "read_structure", Note: "the profile declares no dev.ucp.shopping binding"})
 		return r.end(OutcomeNoCart, "ucp_no_shopping_service")
 	}
 	// Version negotiation (overview "Protocol Version"): the newest mutual
@@ -216,6 +221,8 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	v := negotiate(doc)
 	if v == "" {
 		if unknown := unknownVersions(doc); len(unknown) > 0 {
+			// Of a release svc does not know the format is not known
+			// either: the step log names the release.
 			return r.unknownRelease(doc, unknown)
 		}
 		r.add(steplog.Step{Action: "negotiate_version", Codes: []string{"version_unsupported"},
@@ -231,7 +238,11 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 			step.Status = resp.StatusCode
 		}
 		var ld ucpDoc
-		if err != nil || resp.StatusCode != http.StatusOK || json.Unmarshal(resp.Body, &ld) != nil || ld.UCP.Version != v {
+		ok := false
+		if err == nil && resp.StatusCode == http.StatusOK {
+			ld, ok = parseUCPDoc(resp.Body)
+		}
+		if !ok || ld.UCP.Version != v {
 			step.Note = "no usable profile for version " + v
 			r.add(step)
 			return r.end(OutcomeNoCart, "ucp_version_profile_unusable")
@@ -242,25 +253,9 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	r.version = v
 	r.add(steplog.Step{Action: "negotiate_version", Note: "version " + v})
 
-	bindings := shoppingBindings(profile)
-	var b *binding
-	for i, x := range bindings {
-		if (opts.UCPTransport == "" && (x.Transport == "rest" || x.Transport == "mcp")) || x.Transport == opts.UCPTransport {
-			b = &bindings[i]
-			break
-		}
-	}
-	switch {
-	case b == nil && opts.UCPTransport != "":
-		r.add(steplog.Step{Action: "pick_binding", Note: "the profile declares no " + opts.UCPTransport + " binding"})
-		return r.end(OutcomeNoCart, "ucp_transport_not_declared")
-	case b == nil:
-		r.add(steplog.Step{Action: "pick_binding", Note: "no REST or MCP binding"})
-		return r.end(OutcomeNotAttempted, "ucp_binding_not_driven")
-	case !strings.HasPrefix(b.Endpoint, "https://"):
-		r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint),
-			Note: b.Transport + " endpoint is not https: the path sends nothing there"})
-		return r.end(OutcomeNoCart, "ucp_profile_invalid")
+	b, res, ok := r.pickBinding(shoppingBindings(profile), opts.UCPTransport)
+	if !ok {
+		return res
 	}
 	r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(b.Endpoint), Note: b.Transport})
 	if r.key != nil {
@@ -280,25 +275,140 @@ func ucpPath(ctx context.Context, opts RunOptions, origin string) PathResult {
 	return r.shop(ctx, d, caps, origin)
 }
 
-// validUnderOwnRelease reports whether a profile the validator found
-// invalid is valid under the release it declares, when that is an older
-// release the path speaks: the validator checks every profile against
+// pickBinding takes the binding the path drives: the first of the wanted
+// transport (transport; "" wants REST or MCP) whose endpoint the path can
+// send to. ok is false when the path ends there: no binding of the wanted
+// transport (ucp_transport_not_declared when one was asked for, else
+// not_attempted ucp_binding_not_driven: svc drives no other transport), or
+// none with an https endpoint (ucp_no_usable_binding).
+func (r *ucpRun) pickBinding(bindings []binding, transport string) (binding, PathResult, bool) {
+	wanted := func(tr string) bool {
+		if transport == "" {
+			return tr == "rest" || tr == "mcp"
+		}
+		return tr == transport
+	}
+	seen := false
+	for _, x := range bindings {
+		if !wanted(x.Transport) {
+			continue
+		}
+		seen = true
+		if why := endpointUnusable(x.Endpoint); why != "" {
+			r.add(steplog.Step{Action: "pick_binding", URL: steplog.RedactURL(x.Endpoint), Note: x.Transport + " " + why})
+			continue
+		}
+		return x, PathResult{}, true
+	}
+	switch {
+	case seen:
+		return binding{}, r.end(OutcomeNoCart, "ucp_no_usable_binding"), false
+	case transport != "":
+		r.add(steplog.Step{Action: "pick_binding", Note: "the profile declares no " + transport + " binding"})
+		return binding{}, r.end(OutcomeNoCart, "ucp_transport_not_declared"), false
+	}
+	r.add(steplog.Step{Action: "pick_binding", Note: "no REST or MCP binding"})
+	return binding{}, r.end(OutcomeNotAttempted, "ucp_binding_not_driven"), false
+}
+
+// endpointUnusable says why the path sends nothing to a binding's
+// endpoint ("" when it can): none declared, not https (the spec requires
+// https; svc never sends a UCP request in the clear), or no host.
+func endpointUnusable(endpoint string) string {
+	if endpoint == "" {
+		return "binding declares no endpoint: the path has nowhere to send"
+	}
+	u, err := url.Parse(endpoint)
+	switch {
+	case err != nil || u.Scheme == "" || u.Host == "" && u.Scheme == "https":
+		return "endpoint is not a URL: the path sends nothing there"
+	case u.Scheme != "https":
+		return "endpoint is not https: the path sends nothing there"
+	}
+	return ""
+}
+
+// maxFindingRules bounds the rule ids a validate_profile step names.
+const maxFindingRules = 6
+
+// findingsNote is the validate_profile step of a profile the validator
+// did not call valid: what it found (rule ids, never the store's text), and
+// that the path goes on, since validity is a finding and not a gate.
+func findingsNote(rep *ucp.Report) string {
+	var rules []string
+	for _, it := range rep.Errors {
+		if !slices.Contains(rules, it.Rule) {
+			rules = append(rules, it.Rule)
+		}
+	}
+	for _, c := range rep.HTTPChecks {
+		if c.Status == "fail" && !slices.Contains(rules, c.Rule) {
+			rules = append(rules, c.Rule)
+		}
+	}
+	var b strings.Builder
+	if !rep.Schema.Checked {
+		b.WriteString("the UCP JSON Schema was not checked (this run has no UCP schema files), so the profile is neither valid nor invalid here; ")
+	}
+	if len(rules) > 0 {
+		b.WriteString("the validation report finds " + strconv.Itoa(rep.Counts.Errors) + " error(s): " +
+			strings.Join(firstN(rules, maxFindingRules), ", ") + "; ")
+	}
+	b.WriteString("the path reads the profile's structure itself and goes on: validity is a finding, not a gate")
+	return b.String()
+}
+
+// parseUCPDoc reads the part of a profile the path uses, leniently, as a
+// client does: a member of the wrong type is left empty rather than
+// making the whole profile unreadable. ok is false when the document is
+// not a JSON object with a ucp object.
+func parseUCPDoc(b []byte) (ucpDoc, bool) {
+	var d ucpDoc
+	var top map[string]json.RawMessage
+	if json.Unmarshal(b, &top) != nil {
+		return d, false
+	}
+	var u map[string]json.RawMessage
+	if json.Unmarshal(top["ucp"], &u) != nil || u == nil {
+		return d, false
+	}
+	_ = json.Unmarshal(u["version"], &d.UCP.Version)
+	var sv map[string]any
+	if json.Unmarshal(u["supported_versions"], &sv) == nil {
+		for k, v := range sv {
+			if s, ok := v.(string); ok {
+				if d.UCP.SupportedVersions == nil {
+					d.UCP.SupportedVersions = map[string]string{}
+				}
+				d.UCP.SupportedVersions[k] = s
+			}
+		}
+	}
+	_ = json.Unmarshal(u["services"], &d.UCP.Services)
+	d.UCP.Capabilities = u["capabilities"]
+	return d, true
+}
+
+// releaseFindings checks a profile the validator did not call valid
+// against the JSON Schema of the release it declares, when that is an
+// older release the path speaks, and logs what it found
+// (check_release_schema): the validator checks every profile against
 // ucp.TargetRelease, whose format (capabilities keyed by name, services as
 // arrays of bindings) a 2026-01-11 profile does not follow, nor needs to.
-// The profile is then checked against its own release's JSON Schema. A
-// defect only in its payment handlers does not stop the path, which pays
-// nothing (the UCP authors' own sample lists handlers versioned "1.0",
-// where 2026-01-11 wants a date): the step log names it.
-func (r *ucpRun) validUnderOwnRelease(ctx context.Context, v *ucp.Validator, profile []byte, version string) bool {
+// It is a finding only: nothing here stops the path. Defects only in
+// payment handlers are named as such (the path pays nothing; the UCP
+// authors' own sample lists handlers versioned "1.0", where 2026-01-11
+// wants a date).
+func (r *ucpRun) releaseFindings(ctx context.Context, v *ucp.Validator, profile []byte, version string) {
 	if version == ucp.TargetRelease || !slices.Contains(UCPVersions, version) {
-		return false
+		return
 	}
 	step := steplog.Step{Action: "check_release_schema"}
 	errs, err := v.ValidateRelease(ctx, profile, version)
 	if err != nil {
-		step.Note = err.Error()
+		step.Note = "the UCP " + version + " JSON Schema could not be checked"
 		r.add(step)
-		return false
+		return
 	}
 	var blocking, payment []string
 	for _, e := range errs {
@@ -308,18 +418,16 @@ func (r *ucpRun) validUnderOwnRelease(ctx context.Context, v *ucp.Validator, pro
 			blocking = append(blocking, e.String())
 		}
 	}
-	if len(blocking) > 0 {
-		step.Note = "not a UCP " + version + " business profile: " + strings.Join(firstN(blocking, 3), "; ")
-		r.add(step)
-		return false
-	}
-	step.Note = "valid against the UCP " + version + " JSON Schema, the release it declares (the validator checks " + ucp.TargetRelease + ")"
-	if len(payment) > 0 {
+	switch {
+	case len(blocking) > 0:
+		step.Note = "the UCP " + version + " JSON Schema, the release it declares, finds: " + strings.Join(firstN(blocking, 3), "; ")
+	case len(payment) > 0:
 		step.Note = "the UCP " + version + " JSON Schema, the release it declares, finds defects only in payment handlers, which the path never uses: " +
 			strings.Join(firstN(payment, 3), "; ")
+	default:
+		step.Note = "valid against the UCP " + version + " JSON Schema, the release it declares (the validator checks " + ucp.TargetRelease + ")"
 	}
 	r.add(step)
-	return true
 }
 
 func firstN(s []string, n int) []string {
@@ -330,13 +438,14 @@ func firstN(s []string, n int) []string {
 }
 
 // unknownRelease ends the path at a business that offers no release the
-// path speaks and at least one svc does not know: the reason names them
-// (ucp_version_unknown:2027-01-15).
+// path speaks and at least one svc does not know: no_cart
+// ucp_version_unknown, the step log naming the releases (a reason code is
+// a fixed word, never carries a value).
 func (r *ucpRun) unknownRelease(doc ucpDoc, unknown []string) PathResult {
 	r.add(steplog.Step{Action: "negotiate_version", Codes: []string{"version_unsupported"},
 		Note: "the business offers " + offeredVersions(doc) + ", of which " + strings.Join(unknown, ", ") +
 			" is no UCP release svc knows; the path speaks " + strings.Join(UCPVersions, ", ")})
-	return r.end(OutcomeNoCart, "ucp_version_unknown:"+strings.Join(unknown, ","))
+	return r.end(OutcomeNoCart, "ucp_version_unknown")
 }
 
 // unknownVersions are the well-formed versions a business offers that are

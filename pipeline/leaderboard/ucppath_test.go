@@ -32,13 +32,29 @@ type ucpWorld struct {
 // testAgentProfile is where the fixture world serves svc's profile.
 const testAgentProfile = "https://svc-agent.test" + AgentProfilePath
 
-func startUCPWorld(t *testing.T) *ucpWorld { return startUCPWorldN(t, fixtures.DefaultStores) }
+// startUCPWorld serves the default fixture world with the UCP schema files
+// when ../shared holds them, else without (as a clone from GitHub runs):
+// the path's outcomes are the same either way (agent-path/4).
+func startUCPWorld(t *testing.T) *ucpWorld {
+	return startUCPWorldWith(t, fixtures.DefaultStores, fixtures.UCPSchemaDir() != "")
+}
 
 func startUCPWorldN(t *testing.T, stores int) *ucpWorld {
+	return startUCPWorldWith(t, stores, fixtures.UCPSchemaDir() != "")
+}
+
+// startUCPWorldWith serves a world of the given size. With schemas the
+// validator compiles ../shared/ucp/schema (the test skips when it is
+// absent); without, it has no schema folder, an empty cache and never
+// fetches ucp.dev: what a fresh clone's `svc demo` has offline, every
+// profile it reads being valid, invalid by a rule, or unvalidated.
+func startUCPWorldWith(t *testing.T, stores int, schemas bool) *ucpWorld {
 	t.Helper()
-	dir := fixtures.UCPSchemaDir()
-	if dir == "" {
-		t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
+	dir := ""
+	if schemas {
+		if dir = fixtures.UCPSchemaDir(); dir == "" {
+			t.Skip("../shared/ucp/schema not found: this test runs the path with the schema files")
+		}
 	}
 	key, err := httpsig.GenerateKey()
 	if err != nil {
@@ -87,18 +103,85 @@ func leaks(log []steplog.Step) []string {
 // outcome, reason and UCP error code, the path signing its requests with
 // the key its profile publishes (the stores that demand signatures verify
 // them); no step log holds an id or a continue URL; and no request ever
-// completed a checkout or carried payment (the trap).
+// completed a checkout or carried payment (the trap). It runs with the
+// UCP schema files (skipped without ../shared); the same truth holds
+// without them (TestUCPPathWithoutSchemaFiles).
 func TestUCPPathOverFixtureWorld(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves the fixture world")
 	}
-	uw := startUCPWorld(t)
-	type row struct {
-		st        *fixtures.Store
-		transport string
-		want      fixtures.UCPPathTruth
-		got       PathResult
+	testUCPPathOverWorld(t, startUCPWorldWith(t, fixtures.DefaultStores, true))
+}
+
+// TestUCPPathWithoutSchemaFiles (issue 35.3): over the fixture world
+// without the UCP JSON Schema files, as a clone from GitHub has it, the
+// path is measured (attempted) at every store whose profile it can use,
+// and its outcomes are the fixture truth, which knows nothing of schema
+// files: validity is a finding in the step log, never a gate. The stores
+// the validator calls unvalidated or invalid are many (the world is built
+// so), and they are driven to their binding like the rest.
+func TestUCPPathWithoutSchemaFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves the fixture world")
 	}
+	uw := startUCPWorldWith(t, fixtures.DefaultStores, false)
+	rows := testUCPPathOverWorld(t, uw)
+	verdicts := map[string]int{}
+	for _, r := range rows {
+		if r.transport != "rest" {
+			continue
+		}
+		want := r.want
+		if want.Outcome == OutcomeNotAttempted && want.Reason != "not_a_store" {
+			t.Errorf("%s: the truth has the path not attempted [%s] at a store", r.st.Host, want.Reason)
+		}
+		if r.got.Outcome == OutcomeNotAttempted && r.got.Reason != "not_a_store" {
+			t.Errorf("%s: not_attempted [%s] without the schema files\nlog: %+v", r.st.Host, r.got.Reason, r.got.Log)
+		}
+		for _, s := range r.got.Log {
+			if s.Action == "read_profile" {
+				verdicts[strings.TrimPrefix(s.Note, "profile ")]++
+			}
+		}
+		// A profile the validator could not call valid was still driven
+		// past it, and the step log says what the report found.
+		if slices.ContainsFunc(r.got.Log, func(s steplog.Step) bool {
+			return s.Action == "read_profile" && (s.Note == "profile unvalidated" || s.Note == "profile invalid")
+		}) && !slices.ContainsFunc(r.got.Log, func(s steplog.Step) bool {
+			return s.Action == "validate_profile" && strings.Contains(s.Note, "not a gate")
+		}) {
+			t.Errorf("%s: no validate_profile step names the findings: %+v", r.st.Host, r.got.Log)
+		}
+	}
+	// The run had no schemas: most readable profiles are unvalidated, and
+	// those sessions are created all the same.
+	if verdicts[ucp.VerdictUnvalidated] < 20 || verdicts[ucp.VerdictValid] != 0 {
+		t.Errorf("read_profile verdicts %v: want many unvalidated and none valid without the schema files", verdicts)
+	}
+	reachedUnvalidated := slices.ContainsFunc(rows, func(r *ucpRow) bool {
+		return r.got.Outcome == OutcomeCheckoutReached && slices.ContainsFunc(r.got.Log, func(s steplog.Step) bool {
+			return s.Action == "read_profile" && s.Note == "profile unvalidated"
+		})
+	})
+	if !reachedUnvalidated {
+		t.Error("no checkout session was created at a store whose profile is unvalidated")
+	}
+}
+
+// ucpRow is one store and binding of the world's table test.
+type ucpRow struct {
+	st        *fixtures.Store
+	transport string
+	want      fixtures.UCPPathTruth
+	got       PathResult
+}
+
+// testUCPPathOverWorld runs the path at every store of uw over each
+// binding, holds it to fixtures.Store.UCPPath and to what it must never
+// do, and returns the rows.
+func testUCPPathOverWorld(t *testing.T, uw *ucpWorld) []*ucpRow {
+	t.Helper()
+	type row = ucpRow
 	var rows []*row
 	for i := range uw.w.Stores {
 		st := &uw.w.Stores[i]
@@ -133,6 +216,9 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 		if r.want.Code != "" && !slices.ContainsFunc(r.got.Log, func(s steplog.Step) bool { return slices.Contains(s.Codes, r.want.Code) }) {
 			t.Errorf("%s: no step shows the UCP code %s: %+v", name, r.want.Code, r.got.Log)
 		}
+		if strings.Contains(r.got.Reason, ":") {
+			t.Errorf("%s: reason %q holds a colon: a reason code is a fixed word", name, r.got.Reason)
+		}
 		if l := leaks(r.got.Log); len(l) > 0 {
 			t.Errorf("%s: the step log leaks %v: %+v", name, l, r.got.Log)
 		}
@@ -156,7 +242,8 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 		t.Errorf("checkout sessions created: %v, want many over REST and some over MCP", reached)
 	}
 	for _, want := range []string{"ucp_buyer_auth_required", "ucp_version_unsupported", "ucp_checkout_refused",
-		"ucp_binding_timeout", "ucp_binding_unreachable", "ucp_transport_not_declared", "ucp_no_product_source"} {
+		"ucp_binding_timeout", "ucp_binding_unreachable", "ucp_transport_not_declared", "ucp_no_product_source",
+		"ucp_no_usable_binding", "ucp_profile_invalid", "ucp_no_shopping_service"} {
 		if !slices.ContainsFunc(rows, func(r *row) bool { return r.got.Reason == want }) {
 			t.Errorf("no store ended with %s", want)
 		}
@@ -207,6 +294,17 @@ func TestUCPPathOverFixtureWorld(t *testing.T) {
 	if created == 0 || created != cancelled {
 		t.Errorf("%d sessions created, %d cancelled: every one must be cancelled", created, cancelled)
 	}
+	// Hosting and schema defects are findings, not gates: a store whose
+	// profile breaks a hosting rule (Cache-Control) or a spec rule gets a
+	// session like any other.
+	for _, trait := range []string{"ucp:bad_cache_no_store", "ucp:invalid:ucp.keys.location", "ucp:redirect"} {
+		if !slices.ContainsFunc(rows, func(r *row) bool {
+			return slices.Contains(r.st.Traits, trait) && r.got.Outcome == OutcomeCheckoutReached
+		}) {
+			t.Errorf("no store with %s created a session", trait)
+		}
+	}
+	return rows
 }
 
 // TestUCPTrapRecordsComplete proves the trap can fire: a complete call and

@@ -200,10 +200,7 @@ type sampleWorld struct {
 
 func startSample(t *testing.T, h http.Handler) *sampleWorld {
 	t.Helper()
-	dir := fixtures.UCPSchemaDir()
-	if dir == "" {
-		t.Skip("../shared/ucp/schema not found: the UCP path needs the schemas")
-	}
+	dir := fixtures.UCPSchemaDir() // "" without ../shared: the path runs all the same (agent-path/4)
 	ln, ca, err := fixtures.Listen("127.0.0.1:0", 0)
 	if err != nil {
 		t.Fatal(err)
@@ -340,14 +337,15 @@ func TestUCPPathSampleHomepageFails(t *testing.T) {
 }
 
 // TestUCPPathUnknownRelease: a business on a release svc does not know
-// gets a reason that names it, and no request to its API.
+// gets no_cart ucp_version_unknown, a reason code without a value (no
+// colon), the step log naming the release, and no request to its API.
 func TestUCPPathUnknownRelease(t *testing.T) {
 	for _, c := range []struct {
 		version string
 		want    string
 	}{
-		{"2027-01-15", "ucp_version_unknown:2027-01-15"},
-		{"2026-02-01", "ucp_version_unknown:2026-02-01"}, // a date between releases names none
+		{"2027-01-15", "ucp_version_unknown"},
+		{"2026-02-01", "ucp_version_unknown"}, // a date between releases names none
 	} {
 		biz := newSampleBusiness(t, func(p map[string]any) { p["ucp"].(map[string]any)["version"] = c.version })
 		sw := startSample(t, biz)
@@ -358,6 +356,11 @@ func TestUCPPathUnknownRelease(t *testing.T) {
 		if res.Outcome != OutcomeNoCart || res.Reason != c.want {
 			t.Errorf("%s: got %s [%s], want no_cart [%s]\nlog: %+v", c.version, res.Outcome, res.Reason, c.want, res.Log)
 		}
+		if !slices.ContainsFunc(res.Log, func(s steplog.Step) bool {
+			return s.Action == "negotiate_version" && strings.Contains(s.Note, c.version+" is no UCP release svc knows")
+		}) {
+			t.Errorf("%s: no step names the release: %+v", c.version, res.Log)
+		}
 		if api := apiRequests(biz.requests()); len(api) != 0 {
 			t.Errorf("%s: requests to the API: %v", c.version, api)
 		}
@@ -365,7 +368,9 @@ func TestUCPPathUnknownRelease(t *testing.T) {
 }
 
 // TestUCPPathSampleEndpointNotHTTPS: the sample as installed, its profile
-// naming http://localhost:3000: the path sends nothing there and says why.
+// naming http://localhost:3000: the path sends nothing there, says why, and
+// ends no_cart ucp_no_usable_binding (the profile's one REST binding is
+// one it cannot use).
 func TestUCPPathSampleEndpointNotHTTPS(t *testing.T) {
 	biz := newSampleBusiness(t, func(p map[string]any) {
 		p["ucp"].(map[string]any)["services"].(map[string]any)["dev.ucp.shopping"].(map[string]any)["rest"].(map[string]any)["endpoint"] = "http://localhost:3000"
@@ -375,9 +380,12 @@ func TestUCPPathSampleEndpointNotHTTPS(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Outcome != OutcomeNoCart || res.Reason != "ucp_profile_invalid" ||
+	if res.Outcome != OutcomeNoCart || res.Reason != "ucp_no_usable_binding" ||
 		!slices.ContainsFunc(res.Log, func(s steplog.Step) bool { return strings.Contains(s.Note, "not https") }) {
 		t.Errorf("got %s [%s]\nlog: %+v", res.Outcome, res.Reason, res.Log)
+	}
+	if api := apiRequests(biz.requests()); len(api) != 0 {
+		t.Errorf("requests to the API: %v", api)
 	}
 }
 

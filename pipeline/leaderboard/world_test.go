@@ -33,10 +33,17 @@ const secretContact = "private-contact-7f3a9@example.com"
 type world struct {
 	w      *fixtures.World
 	client *fetch.Client
-	ucp    *ucp.Validator // nil when ../shared/ucp/schema is absent
+	ucp    *ucp.Validator // with ../shared/ucp/schema when present, else without schema files
 }
 
 func startWorld(t *testing.T) *world {
+	return startWorldWith(t, fixtures.UCPSchemaDir())
+}
+
+// startWorldWith serves the world with a UCP validator over schemaDir;
+// "" gives one without schema files that never fetches ucp.dev, as a fresh
+// clone's offline run has: the UCP path is measured all the same.
+func startWorldWith(t *testing.T, schemaDir string) *world {
 	t.Helper()
 	w := fixtures.Generate(1, fixtures.DefaultStores)
 	srv, err := fixtures.NewServer(w, fixtures.ServerOptions{Slow: 8 * time.Second})
@@ -48,17 +55,11 @@ func startWorld(t *testing.T) *world {
 	if err != nil {
 		t.Fatal(err)
 	}
-	wd := &world{w: w, client: client}
-	if dir := fixtures.UCPSchemaDir(); dir != "" {
-		v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: dir, Client: client, CacheDir: t.TempDir(), Offline: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		wd.ucp = v
-	} else {
-		t.Log("../shared/ucp/schema not found: the UCP path is not run")
+	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: schemaDir, Client: client, CacheDir: t.TempDir(), Offline: true})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return wd
+	return &world{w: w, client: client, ucp: v}
 }
 
 // pipelineRun measures, imports and aggregates one run into a fresh run
@@ -171,7 +172,36 @@ func TestWorldLeaderboard(t *testing.T) {
 	if testing.Short() {
 		t.Skip("serves the fixture world")
 	}
-	wd := startWorld(t)
+	testWorldLeaderboard(t, startWorld(t))
+}
+
+// TestWorldLeaderboardWithoutSchemaFiles (issue 35.3) is TestWorldLeaderboard
+// over a validator without the UCP schema files, as a clone from GitHub
+// runs: the UCP path is measured at SVC-100 as with them, held to the
+// same truth, and only stores that are no shop are not_attempted. Without
+// ../shared, TestWorldLeaderboard is this test already.
+func TestWorldLeaderboardWithoutSchemaFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("serves the fixture world")
+	}
+	if fixtures.UCPSchemaDir() == "" {
+		t.Skip("no ../shared: TestWorldLeaderboard runs without the schema files")
+	}
+	board := testWorldLeaderboard(t, startWorldWith(t, ""))
+	p := board.Paths[5]
+	if p.ID != PathUCP || p.Status != StatusMeasured || p.N == 0 || p.NotAttempted == nil {
+		t.Fatalf("ucp path without the schema files: %+v", p)
+	}
+	for _, r := range p.NotAttempted.Reasons {
+		if r.Reason != "not_a_store" {
+			t.Errorf("ucp not_attempted [%s] x%d without the schema files", r.Reason, r.Count)
+		}
+	}
+}
+
+// testWorldLeaderboard runs the leaderboard over wd and holds it to truth.
+func testWorldLeaderboard(t *testing.T, wd *world) *publish.Leaderboard {
+	t.Helper()
 	stateDir, subs := writeSubmissions(t)
 	runDir, board := wd.pipelineRun(t, stateDir)
 	stores := svc100.Stores()
@@ -207,12 +237,6 @@ func TestWorldLeaderboard(t *testing.T) {
 		info := Paths[k]
 		if p.ID != info.ID {
 			t.Fatalf("path %d is %s, want %s", k, p.ID, info.ID)
-		}
-		if info.ID == PathUCP && wd.ucp == nil {
-			if p.Status != "not_run" || p.Rate != nil || p.Evidence != EvidenceNotMeasured {
-				t.Errorf("ucp without a validator: %+v", p)
-			}
-			continue
 		}
 		// n and the rate leave the not_attempted results out (issue 35.2).
 		k, n := 0, 0
@@ -272,7 +296,7 @@ func TestWorldLeaderboard(t *testing.T) {
 	if got := board.Paths[6].Successes(); got != cartLinks {
 		t.Errorf("mcp cart successes = %d, want %d stores with cartLink", got, cartLinks)
 	}
-	if wd.ucp != nil {
+	{
 		sessions := 0
 		for _, st := range stores {
 			if o, _ := ucpTruth(fixtureStore(st)); o == OutcomeCheckoutReached {
@@ -395,7 +419,7 @@ func TestWorldLeaderboard(t *testing.T) {
 
 	// The contact of a submission is in no file of the run folder.
 	noContact(t, runDir)
-
+	return board
 }
 
 // TestWorldLeaderboardReproducible measures and aggregates twice over the

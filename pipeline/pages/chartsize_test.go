@@ -58,7 +58,7 @@ func chartBoard() *publish.Leaderboard {
 		case 5:
 			p.Status, p.Evidence = "not_attempted", "Not measured"
 			p.Outcomes = &publish.OutcomeCounts{NotAttempted: 100}
-			p.NotAttempted = &publish.NotAttempted{Count: 100, Reasons: []publish.ReasonCount{{Reason: "ucp_profile_unvalidated", Count: 100}}}
+			p.NotAttempted = &publish.NotAttempted{Count: 100, Reasons: []publish.ReasonCount{{Reason: "ucp_binding_not_driven", Count: 100}}}
 		default:
 			k, n := 10*i+5, 100
 			r := float64(k) / float64(n)
