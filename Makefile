@@ -86,6 +86,7 @@ shards: build
 bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkCrawlVsRawFetch$$' -benchtime=1x ./pipeline/
 	$(GO) test -run='^$$' -bench='^BenchmarkShardedCrawl$$' -benchtime=1x -timeout=30m ./pipeline/
+	$(GO) test -run='^$$' -bench='^BenchmarkRecrawl$$' -benchtime=1x -timeout=30m ./pipeline/ # second crawl of an unchanged world: bytes against the first
 	pipeline/ucp/testdata/ajv/install && $(GO) test -run='^$$' -bench='^BenchmarkValidateFullValid$$|^BenchmarkValidateVsAjv$$' -cpu=1 -benchmem ./pipeline/ucp/ # ajv 8 from npm, cached in ~/.cache/svc-ajv
 	$(GO) test -run='^$$' -bench='^BenchmarkParquetVsDuckDB$$' -benchtime=1x ./datasets/
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/

@@ -121,8 +121,14 @@ type CrawlOptions struct {
 	// keeps its journal in the partition folder ChecksDir(Dir, Shard).
 	// Concurrency is per shard: n shards check n × Concurrency stores at
 	// once between them.
-	Shard    Shard
-	Checker  Checker
+	Shard   Shard
+	Checker Checker
+	// Docs, when set, keeps each store's documents between runs and asks
+	// for them conditionally (If-None-Match, If-Modified-Since): a store
+	// that answers 304 is not downloaded again, and its findings come
+	// from the copy kept (listed in the result's reused). Needs a Checker
+	// that is a DocsChecker; nil fetches everything in full.
+	Docs     *DocCache
 	Progress Progress // nil for none
 	Log      *slog.Logger
 }
@@ -184,7 +190,7 @@ func Crawl(ctx context.Context, opts CrawlOptions) (CrawlStats, error) {
 		failedMsg:   "store check failed",
 		work: func(ctx context.Context, s Store) workResult {
 			rec := CrawlRecord{Store: s}
-			res, err := opts.Checker.Check(ctx, "https://"+s.Host+"/")
+			res, err := opts.checkStore(ctx, s)
 			if err != nil {
 				rec.Error = check.ErrorClass(err)
 			} else {

@@ -2,9 +2,11 @@ package pipeline
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strconv"
@@ -146,6 +148,69 @@ func BenchmarkCrawlVsRawFetch(b *testing.B) {
 	}
 }
 
+// BenchmarkRecrawl crawls the bench world twice with one kept-document
+// cache, a week apart by the cache's clock, the world unchanged between:
+// the second crawl asks conditionally (If-None-Match, If-Modified-Since;
+// HEAD for the discovery paths that answered 404) and reuses what the
+// stores confirm. It prints the second crawl's body bytes, wire bytes
+// (TLS and headers included) and requests against the first's, with the
+// issue's target (body bytes <= 0.5), and fails when any published answer
+// differs. The world mixes the conditional behaviours of real servers
+// (fixtures.ConditionalOf): ETag, Last-Modified, both, neither, ignored.
+func BenchmarkRecrawl(b *testing.B) {
+	const concurrency = 32
+	bw := newBenchWorld(b, concurrency, nil)
+	for b.Loop() {
+		now := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+		cache := &DocCache{Dir: b.TempDir(), Now: func() time.Time { return now }}
+		crawl := func() (map[string]string, int, *fetch.Meter, time.Duration) {
+			meter := &fetch.Meter{}
+			eng := bw.engineWith(b, meter)
+			dir := b.TempDir()
+			start := time.Now()
+			if _, err := Crawl(context.Background(), CrawlOptions{Stores: bw.stores, Dir: dir, Concurrency: concurrency, Checker: eng, Docs: cache}); err != nil {
+				b.Fatal(err)
+			}
+			took := time.Since(start)
+			rows, reused := map[string]string{}, 0
+			if err := ReadJournal(filepath.Join(dir, JournalName), func(r CrawlRecord) {
+				if r.Result != nil {
+					reused += len(r.Result.Reused)
+					cp := *r.Result
+					cp.Reused = nil
+					r.Result = &cp
+				}
+				row, _ := json.Marshal(CheckRow(r))
+				rows[r.Store.Host] = string(row)
+			}); err != nil {
+				b.Fatal(err)
+			}
+			return rows, reused, meter, took
+		}
+		first, _, m1, t1 := crawl()
+		now = now.Add(7 * 24 * time.Hour)
+		second, reused, m2, t2 := crawl()
+		differ := 0
+		for h, row := range first {
+			if second[h] != row {
+				differ++
+			}
+		}
+		ratio := func(a, b int64) float64 { return float64(b) / float64(a) }
+		fmt.Printf("second crawl of an unchanged world of %d stores: body bytes %d of %d (ratio %.2f, target <= 0.5), wire bytes %d of %d (%.2f), requests %d of %d (%.2f), %d documents reused, time %s of %s; answers identical: %d of %d\n",
+			len(bw.stores), m2.BodyBytes(), m1.BodyBytes(), ratio(m1.BodyBytes(), m2.BodyBytes()),
+			m2.WireBytes(), m1.WireBytes(), ratio(m1.WireBytes(), m2.WireBytes()),
+			m2.Requests(), m1.Requests(), ratio(m1.Requests(), m2.Requests()), reused,
+			t2.Round(time.Millisecond), t1.Round(time.Millisecond), len(first)-differ, len(first))
+		b.ReportMetric(ratio(m1.BodyBytes(), m2.BodyBytes()), "body-bytes-ratio")
+		b.ReportMetric(ratio(m1.WireBytes(), m2.WireBytes()), "wire-bytes-ratio")
+		b.ReportMetric(ratio(m1.Requests(), m2.Requests()), "requests-ratio")
+		if differ > 0 || len(second) != len(first) {
+			b.Fatalf("%d published answers differ between the crawls", differ)
+		}
+	}
+}
+
 // benchWorld is the fixture world the crawl benchmarks run over: a world
 // of SVC_BENCH_STORES stores (default 10,000) whose slow stores answer after
 // 1.5 s, served on loopback with its TLS certificates already minted, and
@@ -190,8 +255,14 @@ func (bw *benchWorld) client(b *testing.B) *fetch.Client {
 
 // engine is a fresh check engine, with its own client and UCP validator,
 // as one crawl process has.
-func (bw *benchWorld) engine(b *testing.B) *check.Engine {
-	client := bw.client(b)
+func (bw *benchWorld) engine(b *testing.B) *check.Engine { return bw.engineWith(b, nil) }
+
+// engineWith is engine with a client that counts into meter.
+func (bw *benchWorld) engineWith(b *testing.B, meter *fetch.Meter) *check.Engine {
+	client, err := fetch.New(fetch.Options{FixtureAddr: bw.srv.Addr(), FixtureCA: bw.srv.CAPEM(), Timeout: time.Second, Meter: meter})
+	if err != nil {
+		b.Fatal(err)
+	}
 	v, err := ucp.New(context.Background(), ucp.Config{SchemaDir: fixtures.UCPSchemaDir(), Client: client, CacheDir: b.TempDir(), Offline: true})
 	if err != nil {
 		b.Fatal(err)

@@ -107,6 +107,11 @@ type CrawlStageOptions struct {
 	Concurrency int
 	Shard       Shard
 	Checker     Checker // the check engine run on each store
+	// Refetch downloads every document in full. By default the crawl
+	// keeps each store's documents in DATA/state/crawl-docs (DocCache)
+	// and asks for them conditionally on the next run, reusing what a
+	// store answers 304 for (issue 36.1).
+	Refetch bool
 }
 
 // CrawlStage is `svc crawl`: it opens the run, adds the stores submitted up
@@ -148,6 +153,7 @@ func CrawlStage(ctx context.Context, o CrawlStageOptions) error {
 		Concurrency: o.Concurrency,
 		Shard:       o.Shard,
 		Checker:     o.Checker,
+		Docs:        o.docCache(),
 		Progress:    NewProgress(o.ErrOut, "crawl", log),
 		Log:         log,
 	})
@@ -165,6 +171,17 @@ func CrawlStage(ctx context.Context, o CrawlStageOptions) error {
 		o.RunID, o.Shard.label(), stats.Total, stats.Done, stats.Resumed, stats.Failed, n, filepath.Join(part, ChecksFile),
 		stats.Elapsed.Round(time.Millisecond))
 	return nil
+}
+
+// docCache is where the crawl keeps its documents between runs: the data
+// folder's own state (a machine's local copy, also under a bucket or with
+// --state postgres://, since the documents are a cache, not a record);
+// nil with Refetch.
+func (o CrawlStageOptions) docCache() *DocCache {
+	if o.Refetch {
+		return nil
+	}
+	return &DocCache{Dir: DocCacheDir(o.DataDir)}
 }
 
 // ValidateStageOptions configure ValidateStage.

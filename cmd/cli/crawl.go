@@ -19,6 +19,7 @@ type crawlOptions struct {
 	shard       shardFlag
 	ucpFlags    ucpSchemaFlags
 	state       stateFlag
+	refetch     bool
 }
 
 func newCrawlCmd(g *globals) *cobra.Command { return newCrawlCmdWith(g, nil) }
@@ -43,7 +44,14 @@ With --shard i/n the crawl checks only the stores whose host hashes into
 shard i (of n) and writes its own partition,
 DATA/work/<run-id>/checks/shard=<i>-of-<n>/; run every shard of 0 to n-1,
 at once or one after another, on one machine or many sharing --data, then
-validate each shard and aggregate once. --concurrency is per shard.`,
+validate each shard and aggregate once. --concurrency is per shard.
+
+Re-crawls are conditional: each store's documents are kept in
+DATA/state/crawl-docs with their validators (ETag, Last-Modified), sent as
+If-None-Match / If-Modified-Since next time, and a 304 reuses the findings
+of the copy kept (the journal's result lists each reused document with the
+date it was downloaded). A document older than 30 days is downloaded again.
+--refetch downloads everything in full.`,
 		Example: `  svc crawl --stores datasets/stores.csv
   svc crawl --stores stores.csv --run 2026-11-23 --concurrency 32
   svc crawl --stores stores.csv --run 2026-11-23 --shard 2/4`,
@@ -74,6 +82,7 @@ validate each shard and aggregate once. --concurrency is per shard.`,
 	f := cmd.Flags()
 	f.StringVar(&opts.stores, "stores", envOr("SVC_STORES", ""), "CSV of stores to check: host,name,category,source (env SVC_STORES)")
 	f.IntVar(&opts.concurrency, "concurrency", 16, "stores checked at once")
+	f.BoolVar(&opts.refetch, "refetch", false, "download every document in full instead of asking conditionally for the ones kept from the last crawl")
 	registerRunFlag(cmd, &opts.runID)
 	opts.shard.register(cmd)
 	opts.ucpFlags.register(cmd)
@@ -96,6 +105,7 @@ func crawlRun(ctx context.Context, opts *crawlOptions) error {
 		Concurrency: opts.concurrency,
 		Shard:       opts.shard.shard,
 		Checker:     eng,
+		Refetch:     opts.refetch,
 	})
 }
 

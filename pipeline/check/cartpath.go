@@ -37,7 +37,7 @@ func (h Home) Ready() bool { return h.Reachable && !h.Blocked && !h.NotAStore }
 // Check does: a fetch that fails (refusals included) is an unreachable
 // store whose ErrorClass says why. The only error is a cancelled ctx.
 func (e *Engine) CheckHome(ctx context.Context, origin string) (Home, error) {
-	e = e.session()
+	e = e.session(nil)
 	home, err := e.client.Get(ctx, origin+"/")
 	if ctx.Err() != nil {
 		return Home{}, ctx.Err()
@@ -84,7 +84,7 @@ type StorefrontCart struct {
 // StorefrontCart runs the storefront MCP catalog → cart attempt on origin
 // ("https://host"), the same calls Check makes, and stops before checkout.
 func (e *Engine) StorefrontCart(ctx context.Context, origin string) StorefrontCart {
-	e = e.session()
+	e = e.session(nil)
 	m := e.storefrontMCP(ctx, origin)
 	return StorefrontCart{
 		Endpoint: m.detected, Tools: nonNil(m.tools), CatalogTool: hasAny(m.tools, catalogTools),

@@ -177,7 +177,9 @@ func throttled(h http.Header) bool {
 // type and by parsing): a single-page app answering HTML 200 for every path
 // is a soft 404, not a catalog.
 func (e *Engine) getJSON(ctx context.Context, u string) (resp *fetch.Response, isJSON bool, err error) {
-	resp, err = e.client.Do(ctx, fetch.Request{URL: u, Header: http.Header{"Accept": {"application/json"}}})
+	// Of a 404 or 410 the callers read the status alone (isJSON is false),
+	// so a crawl may confirm one it kept with HEAD.
+	resp, err = e.client.Do(ctx, fetch.Request{URL: u, Header: http.Header{"Accept": {"application/json"}}, StatusOnlyIfAbsent: true})
 	if err != nil {
 		return nil, false, err
 	}

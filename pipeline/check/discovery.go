@@ -64,7 +64,9 @@ func (e *Engine) ucpProfile(ctx context.Context, origin string, res *Result) {
 	if e.ucp == nil {
 		return
 	}
-	rep, err := e.ucp.ValidateURL(ctx, origin, ucp.URLOptions{})
+	// The profile is read without the session's cookies, as the live
+	// validation reads it, and conditionally when the crawl kept it.
+	rep, err := e.ucp.ValidateURL(ctx, origin, ucp.URLOptions{Client: e.plainClient()})
 	if err != nil {
 		if errors.Is(err, ucp.ErrTooLarge) {
 			res.UCPProfile.Status = ucp.VerdictInvalid

@@ -30,6 +30,8 @@ type Options struct {
 // of ours at once.
 type Engine struct {
 	client          *fetch.Client
+	base            *fetch.Client // the client without a session's jar
+	docs            *fetch.Docs   // the session's kept documents (CheckDocs); nil for none
 	ucp             *ucp.Validator
 	now             func() time.Time
 	maxProductPages int
@@ -43,7 +45,7 @@ func New(opts Options) *Engine {
 	if opts.MaxProductPages <= 0 {
 		opts.MaxProductPages = 2
 	}
-	return &Engine{client: opts.Client, ucp: opts.UCP, now: opts.Now, maxProductPages: opts.MaxProductPages}
+	return &Engine{client: opts.Client, base: opts.Client, ucp: opts.UCP, now: opts.Now, maxProductPages: opts.MaxProductPages}
 }
 
 // Check runs the store check on a public homepage or product URL. The only
@@ -51,11 +53,21 @@ func New(opts Options) *Engine {
 // fetch.ErrRefused)) or a cancelled ctx; a store that cannot be reached is a
 // result whose Reachability says so.
 func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
+	return e.CheckDocs(ctx, rawURL, nil)
+}
+
+// CheckDocs is Check asking conditionally for the documents docs keeps
+// from the last run (fetch.Client.WithDocs): a document the store answers
+// 304 for is read from its kept copy, so its findings are the ones a full
+// download gives, and the result lists it in Reused with the date it was
+// downloaded. What this check fetched is left in docs for the next run.
+// A nil docs is Check.
+func (e *Engine) CheckDocs(ctx context.Context, rawURL string, docs *fetch.Docs) (*Result, error) {
 	u, err := fetch.ParseURL(rawURL)
 	if err != nil {
 		return nil, err
 	}
-	e = e.session()
+	e = e.session(docs)
 	origin := u.Scheme + "://" + u.Host
 	res := &Result{
 		URL:           u.String(),
@@ -127,6 +139,9 @@ func (e *Engine) Check(ctx context.Context, rawURL string) (*Result, error) {
 	res.Fix = chooseFix(res)
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
+	}
+	if docs != nil {
+		res.Reused = docs.Reused()
 	}
 	return res, nil
 }
@@ -265,11 +280,23 @@ func (e *Engine) storeSignals(ctx context.Context, origin string, asked *url.URL
 // session returns a copy of the engine for one check, whose client keeps
 // the cookies the store sets for the length of that check only (a region,
 // currency or consent gate passes as it does for a browser). The jar is
-// never shared between checks or stores.
-func (e *Engine) session() *Engine {
+// never shared between checks or stores. docs, when set, are the store's
+// kept documents the client asks about conditionally.
+func (e *Engine) session(docs *fetch.Docs) *Engine {
 	s := *e
-	s.client = e.client.WithCookies()
+	s.client = e.client.WithCookies().WithDocs(docs)
+	s.docs = docs
 	return &s
+}
+
+// plainClient is the engine's client without the session's cookies, asking
+// conditionally for the session's kept documents; nil when there are none
+// (the validator then uses its own).
+func (e *Engine) plainClient() *fetch.Client {
+	if e.docs == nil {
+		return nil
+	}
+	return e.base.WithDocs(e.docs)
 }
 
 // ErrorClass reduces a fetch error to a class safe to publish: no address,

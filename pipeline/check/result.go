@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"svc/pipeline/detect"
+	"svc/pipeline/fetch"
 )
 
 // Result is one store check (spec 2.1). JSON names are the contract.
@@ -44,6 +45,12 @@ type Result struct {
 	PageText        PageText        `json:"pageText"`
 	CheckedAt       time.Time       `json:"checkedAt"`
 	MethodVersion   string          `json:"methodVersion"`
+	// Reused lists the documents of this check that were not downloaded
+	// again: the store answered 304 Not Modified to the crawl's
+	// conditional request at CheckedAt, and the findings were derived from
+	// the copy downloaded at the document's fetchedAt. Empty for a check
+	// that downloaded everything (the live check always does).
+	Reused []fetch.Reuse `json:"reused,omitempty"`
 }
 
 // BlockStatus says whether the store's edge refused the check.

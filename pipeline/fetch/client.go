@@ -53,12 +53,17 @@ type Options struct {
 	FixtureAddr string
 	// FixtureCA is a PEM bundle added to the trusted roots.
 	FixtureCA []byte
+
+	// Meter, when set, counts the client's requests and the bytes it
+	// reads (benchmarks compare crawls with it).
+	Meter *Meter
 }
 
 // Client is safe for concurrent use.
 type Client struct {
 	opts Options
 	hc   *http.Client
+	docs *Docs // nil: no conditional requests (WithDocs)
 }
 
 // New builds a client. It fails only on bad fixture options.
@@ -150,7 +155,7 @@ func (c *Client) dial(ctx context.Context, d *net.Dialer, network, addr string) 
 		return nil, err
 	}
 	if c.isFixtureHost(host) {
-		return d.DialContext(context.WithValue(ctx, fixtureCtxKey{}, true), network, c.opts.FixtureAddr)
+		return c.opts.Meter.conn(d.DialContext(context.WithValue(ctx, fixtureCtxKey{}, true), network, c.opts.FixtureAddr))
 	}
 	var ips []netip.Addr
 	if a, err := netip.ParseAddr(strings.Trim(host, "[]")); err == nil {
@@ -173,7 +178,7 @@ func (c *Client) dial(ctx context.Context, d *net.Dialer, network, addr string) 
 	for _, ip := range ips {
 		conn, err := d.DialContext(ctx, network, netip.AddrPortFrom(ip.Unmap(), portNum(port)).String())
 		if err == nil {
-			return conn, nil
+			return c.opts.Meter.conn(conn, nil)
 		}
 		lastErr = err
 	}
@@ -229,6 +234,11 @@ type Response struct {
 	// the page a jar brings the cookie back to.
 	RedirectSetCookies []string
 	Elapsed            time.Duration
+	// Revalidated is true when the store answered 304 Not Modified to a
+	// conditional request and Status, Header and Body are the kept copy
+	// downloaded at FetchedAt (WithDocs); FetchedAt is zero otherwise.
+	Revalidated bool
+	FetchedAt   time.Time
 }
 
 // Request describes one outbound request.
@@ -239,6 +249,12 @@ type Request struct {
 	Body   []byte
 	// NoRedirect returns the first response as is instead of following it.
 	NoRedirect bool
+	// StatusOnlyIfAbsent is the caller's promise that of a 404 or 410
+	// answer it reads the status alone, never the body or header. With
+	// kept documents (WithDocs), a 404 or 410 kept from the last run is
+	// then confirmed with a HEAD request instead of a GET: the same status
+	// reuses it (with an empty body), anything else is fetched in full.
+	StatusOnlyIfAbsent bool
 }
 
 // Get fetches rawURL with GET.
@@ -254,6 +270,15 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
+	if c.docs != nil && conditional(r) {
+		return c.doDocs(ctx, u, r)
+	}
+	return c.do(ctx, u, r)
+}
+
+// do sends one request to the checked URL u.
+func (c *Client) do(ctx context.Context, u *url.URL, r Request) (*Response, error) {
+	c.opts.Meter.addRequest()
 	ctx, cancel := context.WithTimeout(ctx, c.opts.Timeout)
 	defer cancel()
 	method := r.Method
@@ -294,6 +319,7 @@ func (c *Client) Do(ctx context.Context, r Request) (*Response, error) {
 	if err != nil {
 		return nil, c.wrapErr(u, err, ctx)
 	}
+	c.opts.Meter.addBody(len(b))
 	if int64(len(b)) > c.opts.MaxBody {
 		return nil, fmt.Errorf("get %s: %w (%d bytes)", u.Redacted(), ErrTooLarge, c.opts.MaxBody)
 	}

@@ -37,7 +37,7 @@ func (c *Client) WithCookies() *Client {
 	}
 	hc := *c.hc
 	hc.Jar = &boundedJar{jar: jar, kept: map[string]int{}}
-	return &Client{opts: c.opts, hc: &hc}
+	return &Client{opts: c.opts, hc: &hc, docs: c.docs}
 }
 
 // boundedJar is a cookiejar.Jar that accepts at most maxJarCookies cookies

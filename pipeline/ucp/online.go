@@ -23,6 +23,10 @@ type URLOptions struct {
 	// Deep also fetches the third-party schema documents the profile
 	// references and checks their hosting (ucp.http.artifacts).
 	Deep bool
+	// Client, when set, fetches the profile document instead of the
+	// validator's client: the crawl passes one that asks conditionally
+	// for the profile it kept from the last run (fetch.Client.WithDocs).
+	Client *fetch.Client
 }
 
 // Bounds on the extra requests one validation may make, so that a profile
@@ -53,7 +57,11 @@ func (v *Validator) ValidateURL(ctx context.Context, rawURL string, opts URLOpti
 		return nil, fmt.Errorf("validate %s: %w", rawURL, err)
 	}
 	profileURL := profileURLFor(u)
-	resp, err := v.cfg.Client.Do(ctx, fetch.Request{URL: profileURL, Header: http.Header{"Accept": {"application/json"}}})
+	client := v.cfg.Client
+	if opts.Client != nil {
+		client = opts.Client
+	}
+	resp, err := client.Do(ctx, fetch.Request{URL: profileURL, Header: http.Header{"Accept": {"application/json"}}})
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, fmt.Errorf("validate %s: %w", rawURL, ctx.Err())
