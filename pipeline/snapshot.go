@@ -22,12 +22,26 @@ import (
 // MethodVersion is the version of the whole measuring method published in
 // the manifest: the check engine's method plus the aggregation's. It
 // changes whenever a published figure would change for the same stores.
-const MethodVersion = "svc-method/2 (" + check.MethodVersion + ")"
+const MethodVersion = "svc-method/3 (" + check.MethodVersion + ")"
 
 // Changelog lists the method's versions, newest first; the manifest carries
 // it so a researcher can tell why figures moved.
 var Changelog = []publish.ChangelogEntry{{
 	MethodVersion: MethodVersion,
+	Date:          "2026-12-02",
+	Changes: []string{
+		"Agent paths: not_attempted runs stay out of n, the rate and the Wilson interval everywhere (JSON, CSV, pages, MCP, " +
+			"leaderboard_results) and are listed beside them with their reasons; a path with no attempted store is Not measured, never 0 %.",
+		"The UCP path (agent-path/4) is a client of the profile, not its validator: JSON Schema validity and hosting rules " +
+			"are findings in the step log and stop nothing, so it is measured without the UCP schema files too; only a profile " +
+			"it cannot use stops it (ucp_profile_invalid, ucp_no_shopping_service, ucp_version_unknown, ucp_no_usable_binding).",
+		"Shopper C and the Checkout WebMCP reading (browser-shopper/2) ask Chromium's own WebMCP for a page's tools " +
+			"(the DevTools WebMCP domain) instead of a stand-in svc injected into the page.",
+		"Re-crawls ask conditionally (If-None-Match, If-Modified-Since) for the documents of the last crawl and reuse " +
+			"those a store answers 304 for; no published figure changes, and the crawl journal lists what was reused and when it was downloaded.",
+	},
+}, {
+	MethodVersion: "svc-method/2 (check/2)",
 	Date:          "2026-11-25",
 	Changes: []string{
 		"The weekly figure is the US share of stores whose UCP services returned a checkout link to the UCP agent path " +

@@ -13,7 +13,11 @@ import (
 
 // BrowserMethodVersion names the method of the service's browser shoppers
 // (package pipeline/shop); it is the agent.version of their runs.
-const BrowserMethodVersion = "browser-shopper/1"
+// browser-shopper/2 (issue 34): shopper C and the Checkout WebMCP reading
+// ask Chromium's own WebMCP (the DevTools WebMCP domain) for a page's
+// tools and call them with WebMCP.invokeTool, instead of a modelContext
+// stand-in injected into the page.
+const BrowserMethodVersion = "browser-shopper/2"
 
 // BrowserMethod describes how the browser paths' runs are made.
 const BrowserMethod = "the service's own browser shopper run in headless Chromium (the svc shop stage), method " + BrowserMethodVersion
