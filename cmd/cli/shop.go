@@ -191,31 +191,14 @@ func (o *shopOptions) validateStage(cmd *cobra.Command) error {
 	return o.shard.parse()
 }
 
-// errNoChromium is what a stage says when no Chromium is found.
-const errNoChromium = "chromium not found: the browser lane is unmeasured"
-
-// shopRunner starts Chromium for the shop stage and returns the runner
-// of its runs and the function that stops it; browser.ErrNoBrowser when
-// no Chromium is found.
+// shopRunner starts Chromium for the shop stage (pipeline.StartShopRunner)
+// with the fixture flags; browser.ErrNoBrowser when no Chromium is found.
 func (g *globals) shopRunner(ctx context.Context, llm shop.LLMConfig, timeout time.Duration) (pipeline.ShopRunner, func(), error) {
 	ca, err := fetch.LoadFixtureCA(g.fixtureCA)
 	if err != nil {
 		return nil, nil, usagef("%v", err)
 	}
-	// A configured SVC_CHROMIUM that is not there is no Chromium either.
-	exe := browser.FindExecPath()
-	if fi, err := os.Stat(exe); exe == "" || err != nil || fi.IsDir() {
-		return nil, nil, fmt.Errorf("%w: %q", browser.ErrNoBrowser, exe)
-	}
-	b, err := browser.Start(ctx, browser.Options{ExecPath: exe, FixtureAddr: g.fixtureAddr, FixtureCA: ca})
-	if err != nil {
-		return nil, nil, err
-	}
-	so := shop.Options{Browser: b, LLM: llm, RunTimeout: timeout}
-	run := func(ctx context.Context, sh shop.Shopper, rawURL string) (*shop.Report, error) {
-		return shop.Run(ctx, so, sh, rawURL)
-	}
-	return run, func() { b.Close() }, nil
+	return pipeline.StartShopRunner(ctx, pipeline.ShopBrowserOptions{FixtureAddr: g.fixtureAddr, FixtureCA: ca, LLM: llm, RunTimeout: timeout})
 }
 
 // shopStageRun is the stage form of svc shop.
@@ -229,7 +212,7 @@ func shopStageRun(ctx context.Context, opts *shopOptions) error {
 	}
 	run, stop, err := opts.shopRunner(ctx, opts.llm, opts.timeout)
 	if errors.Is(err, browser.ErrNoBrowser) {
-		return fmt.Errorf("%s (%w)", errNoChromium, err)
+		return fmt.Errorf("%s (%w)", pipeline.NoChromium, err)
 	}
 	if err != nil {
 		return err
