@@ -116,9 +116,9 @@ func BenchmarkValidateVsAjv(b *testing.B) {
 				last = a
 			}
 			ratio := median(ratios)
-			fmt.Printf("UCP validation, %s (%d profiles, one core, warm): svc %.0f validations/cpu-s, ajv %s (ajv-formats %s, node %s) %.0f; svc/ajv median %.2f over %d rounds (min %.2f, max %.2f; target >= 2); verdicts identical\n",
-				set.name, len(docs), median(svcRates), last.Ajv, last.AjvFormats, last.Node, median(ajvRates), ratio, ajvBenchRounds, slices.Min(ratios), slices.Max(ratios))
-			fmt.Printf("  the JSON Schema part alone (parse and schema check, the work ajv does): svc/ajv median %.2f\n", median(schemaRatios))
+			fmt.Printf("UCP validation, %s (%d profiles, one core, warm): svc %.0f validations/cpu-s, ajv %s (ajv-formats %s, node %s, allErrors) %.0f; svc/ajv median %.2f over %d rounds (min %.2f, max %.2f; target >= 2: %s); verdicts identical\n",
+				set.name, len(docs), median(svcRates), last.Ajv, last.AjvFormats, last.Node, median(ajvRates), ratio, ajvBenchRounds, slices.Min(ratios), slices.Max(ratios), metOr(ratio, 2))
+			fmt.Printf("  the JSON Schema part alone (parse and schema check, the work ajv does): svc/ajv median %.2f (target >= 2: %s)\n", median(schemaRatios), metOr(median(schemaRatios), 2))
 			b.ReportMetric(median(schemaRatios), "schema-only-svc/ajv")
 			b.ReportMetric(median(svcRates), "validations/cpu-s")
 			b.ReportMetric(median(ajvRates), "ajv-validations/cpu-s")
@@ -200,6 +200,14 @@ func schemaFor(b *testing.B, set *schemaSet, docs [][]byte, d time.Duration) (in
 		n += 20 * len(docs)
 	}
 	return n, cpuTime() - cpu0
+}
+
+// metOr says whether ratio reaches target.
+func metOr(ratio, target float64) string {
+	if ratio >= target {
+		return "met"
+	}
+	return "NOT met"
 }
 
 func median(xs []float64) float64 {

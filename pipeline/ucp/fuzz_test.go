@@ -51,6 +51,7 @@ func checkReport(t *testing.T, v *Validator, b []byte) {
 	}
 	set := v.set.Load()
 	checkQuick(t, set.business, doc, b)
+	checkExplained(t, "input", set.business, doc)
 }
 
 // checkQuick asserts that the quick evaluator and the library agree on doc.

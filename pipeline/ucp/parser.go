@@ -6,7 +6,6 @@ package ucp
 import (
 	"bytes"
 	"encoding/binary"
-	"encoding/json"
 	"fmt"
 )
 
@@ -34,6 +33,10 @@ type parser struct {
 	// are carved from, blockSize its size when made.
 	block     []any
 	blockSize int
+	// strs and arrs are the free parts of the blocks that string and array
+	// values are boxed in (box.go).
+	strs []string
+	arrs [][]any
 }
 
 // maxBlock bounds the blocks of array elements.
@@ -242,7 +245,7 @@ func (p *parser) array() (any, error) {
 	if p.pos < len(p.data) && p.data[p.pos] == ']' {
 		p.pos++
 		p.depth--
-		return []any{}, nil
+		return p.boxArray([]any{}), nil
 	}
 	base := len(p.vals)
 	for {
@@ -265,7 +268,7 @@ func (p *parser) array() (any, error) {
 			a := p.newArray(len(p.vals) - base)
 			copy(a, p.vals[base:])
 			p.vals = p.vals[:base] // cleared when the parse ends
-			return a, nil
+			return p.boxArray(a), nil
 		default:
 			return nil, p.failHere()
 		}
@@ -308,5 +311,5 @@ func (p *parser) number() (any, error) {
 			return nil, p.failHere()
 		}
 	}
-	return json.Number(p.src[start:p.pos]), nil
+	return p.boxString(p.src[start:p.pos], typeNumber), nil
 }

@@ -9,23 +9,6 @@ import (
 	"unicode/utf8"
 )
 
-// boxedValues are string values common in UCP profiles, boxed once: a
-// string stored in an interface otherwise costs an allocation.
-var boxedValues = func() map[string]any {
-	m := map[string]any{}
-	defer func() {
-		for v := range m {
-			boxedShape[v[0]] |= 1 << len(v)
-		}
-	}()
-	for _, v := range []string{"2026-08-25", "2026-04-08", "2026-01-23", "2026-01-11", "rest", "mcp", "a2a", "embedded",
-		"EC", "OKP", "P-256", "P-384", "Ed25519", "ES256", "ES384", "EdDSA", "sig", "card", "shipping", "pickup", "light", "dark",
-		"dev.ucp.shopping.checkout", "dev.ucp.shopping.cart", "oauth2"} {
-		m[v] = v
-	}
-	return m
-}()
-
 // key decodes an object member name; a plain one is a slice of src.
 func (p *parser) key() (string, error) {
 	start := p.pos + 1
@@ -39,8 +22,8 @@ func (p *parser) key() (string, error) {
 	return p.unquote(lit), nil
 }
 
-// str decodes a string value; a plain one is a slice of src, and common
-// values cost no allocation at all.
+// str decodes a string value; a plain one is a slice of src. Its header
+// is boxed in the parser's block (box.go), not allocated on its own.
 func (p *parser) str() (any, error) {
 	start := p.pos + 1
 	lit, plain, err := p.span()
@@ -48,19 +31,10 @@ func (p *parser) str() (any, error) {
 		return nil, err
 	}
 	if plain {
-		if len(lit) > 0 && len(lit) < 64 && boxedShape[lit[0]]&(1<<len(lit)) != 0 {
-			if v, ok := boxedValues[string(lit)]; ok { // the lookup does not copy lit
-				return v, nil
-			}
-		}
-		return p.src[start : start+len(lit)], nil
+		return p.boxString(p.src[start:start+len(lit)], typeString), nil
 	}
-	return p.unquote(lit), nil
+	return p.boxString(p.unquote(lit), typeString), nil
 }
-
-// boxedShape has, for each first byte, a bit for the length of each boxed
-// value starting with it: most strings skip the lookup.
-var boxedShape [256]uint64
 
 // span checks the string literal at p.pos and returns its body; plain means
 // it has no escapes and is ASCII, so the body is the string.

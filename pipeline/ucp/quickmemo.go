@@ -27,6 +27,10 @@ type quickEval struct {
 	slots []memoSlot // len is a power of two
 	used  int
 	gen   uint32
+	// unsure is set when the evaluation declined to decide a value (too
+	// deep, too long to compare, a number it cannot read): its "invalid"
+	// answers are then not to be trusted.
+	unsure bool
 }
 
 // memoSlot holds no pointer: the table costs the garbage collector nothing.
@@ -40,6 +44,7 @@ type memoSlot struct {
 // reset starts a new evaluation.
 func (e *quickEval) reset() {
 	e.used = 0
+	e.unsure = false
 	if e.gen++; e.gen == 0 { // wrapped: old slots could look current
 		clear(e.slots)
 		e.gen = 1

@@ -18,15 +18,17 @@ func (q *quick) valid(v any, e *quickEval, depth int) bool {
 		return q.boolean == 1
 	}
 	if depth > quickMaxDepth {
+		e.unsure = true
 		return false
 	}
 	depth++
 	t := typeBits(v)
 	if t == 0 {
+		e.unsure = true
 		return false
 	}
 	if q.types != 0 && q.types&t == 0 {
-		if !(q.types&tInteger != 0 && t == tNumber && isIntegral(v)) {
+		if !(q.types&tInteger != 0 && t == tNumber && isIntegral(v, e)) {
 			return false
 		}
 	}
@@ -64,6 +66,7 @@ func (q *quick) validName(k string, e *quickEval, depth int) bool {
 		return q.valid(k, e, depth)
 	}
 	if depth > quickMaxDepth {
+		e.unsure = true
 		return false
 	}
 	depth++
@@ -136,7 +139,7 @@ func (q *quick) validKind(v any, t uint8, e *quickEval, depth int) bool {
 			return false
 		}
 	case tNumber:
-		if q.hasNumberChecks && !q.number(v.(json.Number)) {
+		if q.hasNumberChecks && !q.number(v.(json.Number), e) {
 			return false
 		}
 	}
@@ -260,6 +263,7 @@ func (q *quick) array(a []any, e *quickEval, depth int) bool {
 	}
 	if q.uniqueItems && len(a) > 1 {
 		if len(a) > maxQuickUnique {
+			e.unsure = true
 			return false
 		}
 		for i := 1; i < len(a); i++ {
@@ -286,9 +290,10 @@ func (q *quick) array(a []any, e *quickEval, depth int) bool {
 	return true
 }
 
-func (q *quick) number(n json.Number) bool {
+func (q *quick) number(n json.Number, e *quickEval) bool {
 	r, ok := new(big.Rat).SetString(string(n))
 	if !ok {
+		e.unsure = true
 		return false
 	}
 	if q.minimum != nil && r.Cmp(q.minimum) < 0 || q.maximum != nil && r.Cmp(q.maximum) > 0 ||
@@ -321,12 +326,15 @@ func typeBits(v any) uint8 {
 	return 0
 }
 
-func isIntegral(v any) bool {
+func isIntegral(v any, e *quickEval) bool {
 	n, ok := v.(json.Number)
 	if !ok {
 		return false
 	}
 	r, ok := new(big.Rat).SetString(string(n))
+	if !ok {
+		e.unsure = true
+	}
 	return ok && r.IsInt()
 }
 

@@ -52,11 +52,14 @@ type compiled struct {
 
 func newCompiled(s *jsonschema.Schema) compiled { return compiled{s, newQuick(s)} }
 
-// validate returns the library's error for v, skipping the library when the
-// quick plan finds v valid.
+// validate returns the library's error for v: from the quick plan, which
+// finds a valid v valid and explains an invalid one (quickerr.go), or from
+// the library itself when the plan cannot tell or there is none.
 func (c compiled) validate(v any) error {
-	if c.q != nil && c.q.check(v) {
-		return nil
+	if c.q != nil {
+		if err, ok := c.q.explain(v); ok {
+			return err
+		}
 	}
 	return c.s.Validate(v)
 }

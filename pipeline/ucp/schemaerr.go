@@ -3,6 +3,7 @@ package ucp
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/santhosh-tekuri/jsonschema/v6"
@@ -81,6 +82,11 @@ func flatten(e *jsonschema.ValidationError, out *[]*jsonschema.ValidationError) 
 		for _, c := range meant {
 			flatten(c, out)
 		}
+	case *kind.AdditionalProperties:
+		// The library lists the names in map order; sorted, the message
+		// is the same every time.
+		slices.Sort(k.Properties)
+		*out = append(*out, e)
 	default:
 		*out = append(*out, e)
 	}
