@@ -78,6 +78,7 @@ func (axFinder) look(s *session) (view, error) {
 		// sees no control on it. Chromium builds the whole tree for
 		// getFullAXTree; on the world's 2 MiB page of text that took
 		// some 300 MB in the renderer.
+		defer phase("accessibility tree (in look)")()
 		var elements int
 		if err := s.page.Eval(ctx, elementsJS, &elements); err != nil {
 			return view{}, err
@@ -112,6 +113,7 @@ func (axFinder) look(s *session) (view, error) {
 // a page still rendering, would wait for nothing. Nor does B wait on a
 // page beyond the elements it reads.
 func (axFinder) rendered(s *session, what string) (string, bool) {
+	defer phase("B's rendered check")()
 	if s.seen.axOver {
 		// A page beyond the reading bound stays beyond it.
 		return fmt.Sprintf("the page is beyond the %d elements whose accessibility tree B reads: not waiting for it to change", maxAXElements), true

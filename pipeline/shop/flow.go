@@ -403,6 +403,7 @@ func (s *session) lookAgain(f finder, v view, what string) (again view, how stri
 		s.waited = map[string]bool{}
 	}
 	s.waited[key] = true
+	defer phase("look again (patience, " + what + ")")()
 	if r, ok := f.(renderedFinder); ok {
 		if note, found := r.rendered(s, what); found {
 			s.recordState(v.st, "inspect", "", "", note)
@@ -441,6 +442,7 @@ const revealBudget = 1500 * time.Millisecond
 // when scrolled near is there after the wait that follows (glanced: it
 // scrolled).
 func (s *session) reveal(glance time.Duration) (appeared, glanced bool) {
+	defer phase("  reveal (scroll)")()
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r struct {
@@ -609,6 +611,7 @@ const addPatience = 600 * time.Millisecond
 // awaitCartEvidence reads the page for cart evidence, again for a short
 // while if there is none yet.
 func (s *session) awaitCartEvidence() (bool, string) {
+	defer phase("await cart evidence")()
 	deadline := time.Now().Add(addPatience)
 	for {
 		st, _ := s.state()
@@ -827,6 +830,7 @@ func (s *session) use(c control, why string) error {
 
 // pause waits d, then for the page to settle.
 func (s *session) pause(d time.Duration) error {
+	defer phase("  pause (fixed wait, then settle)")()
 	select {
 	case <-s.ctx.Done():
 		return s.ctx.Err()

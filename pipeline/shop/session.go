@@ -118,6 +118,7 @@ func (s *session) state() (PageState, error) {
 	if s.seen.current() {
 		return s.seen.st, nil
 	}
+	defer phase("read the page (state)")()
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r stateReading
@@ -144,6 +145,7 @@ func (s *session) keepState(r stateReading) PageState {
 
 // items lists the actionable elements of the page.
 func (s *session) items() ([]Item, error) {
+	defer phase("read the page (items)")()
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r itemsReading
@@ -193,6 +195,7 @@ func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, an
 			return "", nil
 		}
 		if ax && r.Elements <= maxAXElements {
+			defer phase("  accessibility tree (read while settling)")()
 			// The tree, read while the page stays as it was.
 			nodes, err := s.page.AXTree(ctx)
 			if err != nil {
@@ -243,6 +246,7 @@ func (s *session) stateAndItems() (PageState, []Item, error) {
 	if s.seen.current() && s.seen.itemsKey == s.seen.stKey {
 		return s.seen.st, s.seen.items, nil
 	}
+	defer phase("read the page (state and items)")()
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	var r reading
@@ -355,6 +359,7 @@ func (s *session) aim(ctx context.Context, it Item) (fresh *Item, pt clickPoint,
 // helper's reading of their iframes), with the items in each, marked as
 // in a dialog. It remembers each frame's iframe for clicks.
 func (s *session) overlayFrameItems() []Item {
+	defer phase("overlay frames")()
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	frames, err := s.page.Frames(ctx)
@@ -437,7 +442,9 @@ func (s *session) open(raw, why string) error {
 	ctx, cancel := s.stepCtx()
 	defer cancel()
 	s.forget()
+	done := phase("open a page (navigate and settle)")
 	err := s.page.Navigate(ctx, raw)
+	done()
 	s.takeReading()
 	st, _ := s.state()
 	note := why
@@ -457,7 +464,9 @@ func (s *session) act(it Item, role, name, why string) error {
 	}
 	ctx, cancel := s.stepCtx()
 	defer cancel()
+	done := phase("aim (the guard's look)")
 	fresh, pt, err := s.aim(ctx, it)
+	done()
 	if fresh == nil {
 		s.record("click", role, name, "the element is gone")
 		return errGone
@@ -479,11 +488,16 @@ func (s *session) act(it Item, role, name, why string) error {
 	s.forget()
 	docs := len(s.page.Documents())
 	_ = s.page.TakeOpened(ctx) // what the page opened before the click is not the click's
+	done = phase("click")
 	if err := s.page.Click(ctx, pt.X, pt.Y); err != nil {
+		done()
 		s.record("click", role, name, "the click failed")
 		return errGone
 	}
+	done()
+	done = phase("settle after a click")
 	_ = s.settle(ctx)
+	done()
 	st, _ := s.state()
 	// A click that opened a new tab or window (a link with a target,
 	// window.open) and left this tab where it was: the shopper follows the
@@ -540,7 +554,9 @@ func (s *session) choose(it Item, opt Option, role, name string) error {
 		return errGone
 	}
 	s.page.Touch()
+	done := phase("settle after a choice")
 	_ = s.settle(ctx)
+	done()
 	st, _ := s.state()
 	s.recordState(st, "choose", role, name+": "+clipText(opt.Text, 40), "first available option")
 	return s.judge(st)
@@ -669,6 +685,7 @@ func jsonldProducts(st PageState) []detect.Product {
 // screenshot keeps a small image of the last page: the one started
 // early on this very page when there is one, else one taken now.
 func (s *session) screenshot() {
+	defer phase("screenshot")()
 	s.shotMu.Lock()
 	sh := s.early
 	s.shotMu.Unlock()

@@ -26,22 +26,33 @@ import (
 // bounded concurrency of a shopping run on a two-core machine.
 const benchConcurrency = 2
 
-// BenchmarkShoppers runs shopper A, then B, over the 100 fixture stores
-// that stand in for SVC-100 v1. After each store's run, on the same
-// worker, it replays exactly the main-frame documents that run loaded as
-// plain page loads (a new page, navigate, wait for the load event) in the
-// same browser: the floor of any browser agent on that store. Pairing
-// each run with its floor keeps the ratio fair on a busy machine, where
-// load changes from one minute to the next. The ratio of the summed times,
-// shopper/floor, is the cost of the shopper's reading, deciding and
-// settling (target ≤ 1.5). Throughout it samples the memory of svc (this
-// process) and its Chromium process tree from /proc and reports the peak
-// (target ≤ 600 MB, PSS; RSS double-counts Chromium's shared pages and is
-// reported beside it); the fixture world, the internet's stand-in, runs
-// in a child process left out of the sum. The figures are printed, not
-// asserted. SVC_BENCH_SHOP_STORES=N runs the first N stores only, and
-// SVC_BENCH_SHOPPERS=A,E other shoppers; SVC_BENCH_SHOP_LATENCY=200ms delays
-// every answer of the world as a real store's round trip would;
+// The targets of issue 36.3: the shoppers within 1.3× the floor, on the
+// mean of three runs, within 600 MB.
+const (
+	benchRatioTarget = 1.3
+	benchPeakTarget  = 600 // MB of PSS, svc + Chromium
+	benchRounds      = 3
+)
+
+// BenchmarkShoppers runs shoppers A, B and E, three rounds of each, over
+// the 100 fixture stores that stand in for SVC-100 v1. After each store's
+// run, on the same worker, it replays exactly the main-frame documents
+// that run loaded as plain page loads (a new page, navigate, wait for the
+// load event) in the same browser: the floor of any browser agent on that
+// store. Pairing each run with its floor keeps the ratio fair on a busy
+// machine, where load changes from one minute to the next. The ratio of
+// the summed times, shopper/floor, is the cost of the shopper's reading,
+// deciding and settling; each shopper's three ratios and their mean are
+// printed against the target (≤ 1.3×). Throughout it samples the memory of
+// svc (this process) and its Chromium process tree from /proc and reports
+// the peak (target ≤ 600 MB, PSS; RSS double-counts Chromium's shared
+// pages and is reported beside it); the fixture world, the internet's
+// stand-in, runs in a child process left out of the sum. Each run's
+// outcomes are held to the world's truth and the stores that differ are
+// named. The figures are printed, not asserted. SVC_BENCH_SHOP_STORES=N
+// runs the first N stores only, SVC_BENCH_SHOPPERS=A,E other shoppers and
+// SVC_BENCH_SHOP_ROUNDS=1 fewer rounds; SVC_BENCH_SHOP_LATENCY=200ms
+// delays every answer of the world as a real store's round trip would;
 // SVC_BENCH_SHOP_TRAIT=html_form_cart runs the stores of one shop trait.
 func BenchmarkShoppers(b *testing.B) {
 	if browser.FindExecPath() == "" {
@@ -70,8 +81,9 @@ func BenchmarkShoppers(b *testing.B) {
 	if n, _ := strconv.Atoi(os.Getenv("SVC_BENCH_SHOP_STORES")); n > 0 && n < len(hosts) {
 		hosts = hosts[:n]
 	}
+	w := fixtures.Generate(1, fixtures.DefaultStores)
 	traits := map[string]string{} // the shop trait of each store, for the report
-	for _, st := range fixtures.Generate(1, fixtures.DefaultStores).Stores {
+	for _, st := range w.Stores {
 		traits[st.Host] = st.ShopTrait()
 	}
 	if tr := os.Getenv("SVC_BENCH_SHOP_TRAIT"); tr != "" {
@@ -83,67 +95,158 @@ func BenchmarkShoppers(b *testing.B) {
 		}
 		hosts = keep
 	}
-	shoppers := []Shopper{Semantic, Accessibility}
+	shoppers := []Shopper{Semantic, Accessibility, Mobile}
 	if v := os.Getenv("SVC_BENCH_SHOPPERS"); v != "" {
 		shoppers = nil
 		for _, x := range strings.Split(v, ",") {
 			shoppers = append(shoppers, Shopper(strings.TrimSpace(x)))
 		}
 	}
-	for i := 0; i < b.N; i++ {
-		for _, sh := range shoppers {
-			var mu sync.Mutex
-			outcomes := map[string]int{}
-			took, floorTook, outcomeOf := map[string]time.Duration{}, map[string]time.Duration{}, map[string]string{}
-			loads := 0
-			mem := sampleMemory(world.pid)
-			start := time.Now()
-			each(hosts, func(h string) {
-				inFlight.Store(h, true)
-				defer inFlight.Delete(h)
-				var docs []string
-				opts := Options{Browser: br, Client: c, documents: func(_ string, ds []browser.Document) { docs = replayable(ds) }}
-				t0 := time.Now()
-				rep, _ := Run(ctx, opts, sh, "https://"+h+"/")
-				shop := time.Since(t0)
-				// The floor of this store, right after its run, on the
-				// same worker: both see the same load on the machine.
-				t0 = time.Now()
-				if p, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile}); err == nil {
-					for _, u := range docs {
-						lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
-						_ = p.Load(lctx, u)
-						cancel()
-					}
-					p.Close()
-				}
-				floor := time.Since(t0)
-				mu.Lock()
-				defer mu.Unlock()
-				took[h], floorTook[h], loads = shop, floor, loads+len(docs)
-				if rep != nil {
-					outcomes[rep.Outcome]++
-					outcomeOf[h] = rep.Outcome
-				}
-			})
-			wall := time.Since(start)
-			peak := mem.stop()
-			var shopping, floor time.Duration
-			for _, h := range hosts {
-				shopping += took[h]
-				floor += floorTook[h]
-			}
-			ratio := shopping.Seconds() / floor.Seconds()
-			b.ReportMetric(ratio, "x_floor_"+string(sh))
-			b.ReportMetric(float64(peak.pss)/(1<<20), "MB_peak_pss_"+string(sh))
-			fmt.Printf("shopper %s over %d SVC-100 stand-ins, %d pages at a time (%s in all): shopping %s; floor (the %d documents it loaded, replayed as plain loads after each store) %s; ratio %.2f× (target ≤ 1.5×)\n",
-				sh, len(hosts), benchConcurrency, wall.Round(time.Millisecond), shopping.Round(time.Millisecond), loads, floor.Round(time.Millisecond), ratio)
-			fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ 600 MB); outcomes %v\n",
-				float64(peak.pss)/(1<<20), float64(peak.rss)/(1<<20), peak.procs, outcomes)
-			fmt.Printf("  at the peak, PSS by process: %s; stores in flight %v\n", peak.byKind, peak.inFlight)
-			printExcess(hosts, took, floorTook, outcomeOf, traits)
-		}
+	rounds := benchRounds
+	if n, _ := strconv.Atoi(os.Getenv("SVC_BENCH_SHOP_ROUNDS")); n > 0 {
+		rounds = n
 	}
+	want := func(h string, sh Shopper) string {
+		t, _ := w.ShopTruth(h)
+		return t.Want[string(sh)]
+	}
+	for i := 0; i < b.N; i++ {
+		ratios := map[Shopper][]float64{}
+		var peakMB float64
+		wrongRuns := 0
+		// Rounds go A, B, E, A, B, E …, so that a minute of heavy load
+		// on the machine falls on every shopper alike.
+		for r := 1; r <= rounds; r++ {
+			for _, sh := range shoppers {
+				p := shopPass(ctx, br, c, sh, hosts, world.pid)
+				ratio := p.shopping.Seconds() / p.floor.Seconds()
+				ratios[sh] = append(ratios[sh], ratio)
+				mb := float64(p.peak.pss) / (1 << 20)
+				peakMB = max(peakMB, mb)
+				var wrong []string
+				for _, h := range hosts {
+					if wt := want(h, sh); wt != "" && p.outcomeOf[h] != wt {
+						wrong = append(wrong, fmt.Sprintf("%s %s (want %s)", h, p.outcomeOf[h], wt))
+					}
+				}
+				wrongRuns += len(wrong)
+				fmt.Printf("shopper %s, run %d of %d, over %d SVC-100 stand-ins, %d pages at a time (%s in all): shopping %s; floor (the %d documents it loaded, replayed as plain loads after each store) %s; ratio %.2f× (target ≤ %.1f×)\n",
+					sh, r, rounds, len(hosts), benchConcurrency, p.wall.Round(time.Millisecond), p.shopping.Round(time.Millisecond), p.loads, p.floor.Round(time.Millisecond), ratio, benchRatioTarget)
+				fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ %d MB); outcomes %v; %d of %d as the world's truth%s\n",
+					mb, float64(p.peak.rss)/(1<<20), p.peak.procs, benchPeakTarget, p.outcomes, len(hosts)-len(wrong), len(hosts), strings.Join(append([]string{""}, wrong...), "; differs: "))
+				fmt.Printf("  at the peak, PSS by process: %s; stores in flight %v\n", p.peak.byKind, p.peak.inFlight)
+				printPhases(p.phases, p.shopping)
+				printExcess(hosts, p.took, p.floorTook, p.outcomeOf, traits)
+			}
+		}
+		fmt.Printf("shoppers against the page-load floor, %d run(s) each (target ≤ %.1f× on the mean, ≤ %d MB peak):\n", rounds, benchRatioTarget, benchPeakTarget)
+		var all []float64
+		for _, sh := range shoppers {
+			m := mean(ratios[sh])
+			all = append(all, m)
+			var each []string
+			for _, x := range ratios[sh] {
+				each = append(each, fmt.Sprintf("%.2f×", x))
+			}
+			fmt.Printf("  %s: %s, mean %.2f× %s\n", sh, strings.Join(each, ", "), m, metOrNot(m <= benchRatioTarget))
+			b.ReportMetric(m, "x_floor_"+string(sh))
+		}
+		fmt.Printf("  all: mean %.2f× %s; peak PSS %.0f MB %s; %d run(s) off the world's truth\n",
+			mean(all), metOrNot(mean(all) <= benchRatioTarget), peakMB, metOrNot(peakMB <= benchPeakTarget), wrongRuns)
+		b.ReportMetric(peakMB, "MB_peak_pss")
+	}
+}
+
+// pass is one shopper's run over the stores, with each store's floor.
+type pass struct {
+	wall, shopping, floor time.Duration
+	loads                 int
+	outcomes              map[string]int
+	took, floorTook       map[string]time.Duration
+	outcomeOf             map[string]string
+	phases                map[string]time.Duration
+	peak                  memPeak
+}
+
+// shopPass runs shopper sh over hosts, benchConcurrency at a time, and
+// after each store replays its documents as plain loads on the same worker.
+// The memory sampler leaves out the process skip (the fixture world).
+func shopPass(ctx context.Context, br *browser.Browser, c *fetch.Client, sh Shopper, hosts []string, skip int) pass {
+	var mu sync.Mutex
+	p := pass{outcomes: map[string]int{}, took: map[string]time.Duration{}, floorTook: map[string]time.Duration{}, outcomeOf: map[string]string{}}
+	mem := sampleMemory(skip)
+	timePhases(true)
+	start := time.Now()
+	each(hosts, func(h string) {
+		inFlight.Store(h, true)
+		defer inFlight.Delete(h)
+		var docs []string
+		opts := Options{Browser: br, Client: c, documents: func(_ string, ds []browser.Document) { docs = replayable(ds) }}
+		t0 := time.Now()
+		rep, _ := Run(ctx, opts, sh, "https://"+h+"/")
+		shop := time.Since(t0)
+		// The floor of this store, right after its run, on the
+		// same worker: both see the same load on the machine.
+		t0 = time.Now()
+		if pg, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile}); err == nil {
+			for _, u := range docs {
+				lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
+				_ = pg.Load(lctx, u)
+				cancel()
+			}
+			pg.Close()
+		}
+		floor := time.Since(t0)
+		mu.Lock()
+		defer mu.Unlock()
+		p.took[h], p.floorTook[h], p.loads = shop, floor, p.loads+len(docs)
+		p.shopping += shop
+		p.floor += floor
+		if rep != nil {
+			p.outcomes[rep.Outcome]++
+			p.outcomeOf[h] = rep.Outcome
+		}
+	})
+	p.wall = time.Since(start)
+	p.phases = timePhases(false)
+	p.peak = mem.stop()
+	return p
+}
+
+// printPhases prints where the shoppers' time went, by phase, as a share
+// of the summed shopping time.
+func printPhases(phases map[string]time.Duration, shopping time.Duration) {
+	if len(phases) == 0 {
+		return
+	}
+	var names []string
+	for k := range phases {
+		names = append(names, k)
+	}
+	sort.Slice(names, func(i, j int) bool { return phases[names[i]] > phases[names[j]] })
+	var parts []string
+	for _, k := range names {
+		parts = append(parts, fmt.Sprintf("%s %s (%.0f%%)", k, phases[k].Round(time.Millisecond), 100*phases[k].Seconds()/shopping.Seconds()))
+	}
+	fmt.Printf("  time by phase (summed over stores; phases overlap where they nest): %s\n", strings.Join(parts, ", "))
+}
+
+func mean(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range xs {
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func metOrNot(ok bool) string {
+	if ok {
+		return "(met)"
+	}
+	return "(NOT met)"
 }
 
 // replayable keeps the documents a plain load can repeat: every URL the

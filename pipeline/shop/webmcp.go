@@ -116,6 +116,7 @@ func (s *session) tools() ([]tool, error) {
 // unmeasured. Reading runs no page action
 // and sends no request.
 func (s *session) checkoutWebMCP() {
+	defer phase("checkout WebMCP tools")()
 	if s.rep.CheckoutWebMCP != nil {
 		return
 	}
