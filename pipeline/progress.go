@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -17,15 +18,112 @@ type Progress interface {
 	Finish()
 }
 
-// NewProgress returns a redrawn bar when w is a terminal, and plain log
-// lines (every 5 % or 10 s) otherwise, so cron logs stay readable.
+// NewProgress returns one line redrawn in place when w is a terminal, and
+// plain log lines (every 5 % or 10 s) otherwise, so cron logs stay
+// readable. On a TallyWriter it does the same on the writer's own Writer
+// and counts into its Tally too.
 func NewProgress(w io.Writer, label string, log *slog.Logger) Progress {
-	if f, ok := w.(*os.File); ok {
-		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			return &barProgress{w: w, label: label}
-		}
+	if tw, ok := w.(TallyWriter); ok {
+		return &tallied{Progress: NewProgress(tw.Writer, label, log), t: tw.Tally}
+	}
+	if isTerminal(w) {
+		return &barProgress{w: w, label: label}
 	}
 	return &logProgress{log: log, label: label}
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}
+
+// clearLine returns the cursor to the start of a terminal's line and
+// clears it (ANSI erase in line).
+const clearLine = "\r\x1b[K"
+
+// OverBar returns the writer log lines should go through when they share
+// a terminal with a progress line: each write first clears the line, so a
+// log line written while a stage draws its progress replaces it, and the
+// progress is drawn again below on its next step. A writer that is not a
+// terminal is returned as it is.
+func OverBar(w io.Writer) io.Writer {
+	if !isTerminal(w) {
+		return w
+	}
+	return overBar{w}
+}
+
+type overBar struct{ w io.Writer }
+
+func (o overBar) Write(p []byte) (int, error) {
+	if _, err := io.WriteString(o.w, clearLine); err != nil {
+		return 0, err
+	}
+	return o.w.Write(p)
+}
+
+// A Tally keeps a stage's counts for a reader on another goroutine: a
+// page that says how far a stage running behind it has come. A stage
+// counts into it when its ErrOut is a TallyWriter.
+type Tally struct {
+	mu sync.Mutex
+	c  TallyCounts
+}
+
+// TallyCounts is a stage's progress: Started once it knows its Total,
+// Done counting the items resumed from its journal, Finished when its
+// last item is done (or it stopped).
+type TallyCounts struct {
+	Started, Finished   bool
+	Total, Done, Failed int
+}
+
+// Counts returns the counts so far.
+func (t *Tally) Counts() TallyCounts {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.c
+}
+
+// TallyWriter is a stage's ErrOut that also counts the stage's progress
+// into Tally; everything written goes to Writer.
+type TallyWriter struct {
+	io.Writer
+	Tally *Tally
+}
+
+// tallied is a Progress that also counts into a Tally.
+type tallied struct {
+	Progress
+	t *Tally
+}
+
+func (p *tallied) Start(total, already int) {
+	p.t.mu.Lock()
+	p.t.c = TallyCounts{Started: true, Total: total, Done: already}
+	p.t.mu.Unlock()
+	p.Progress.Start(total, already)
+}
+
+func (p *tallied) Add(item string, failed bool) {
+	p.t.mu.Lock()
+	p.t.c.Done++
+	if failed {
+		p.t.c.Failed++
+	}
+	p.t.mu.Unlock()
+	p.Progress.Add(item, failed)
+}
+
+func (p *tallied) Finish() {
+	p.t.mu.Lock()
+	p.t.c.Finished = true
+	p.t.mu.Unlock()
+	p.Progress.Finish()
 }
 
 type counts struct {
@@ -75,7 +173,7 @@ func (p *barProgress) draw(force bool) {
 	}
 	const width = 30
 	fill := int(frac * width)
-	fmt.Fprintf(p.w, "\r%s [%s%s] %d/%d  %d failed  %.1f/s ", p.label,
+	fmt.Fprintf(p.w, clearLine+"%s [%s%s] %d/%d  %d failed  %.1f/s", p.label,
 		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), n, p.total, p.failed, p.rate())
 }
 

@@ -149,6 +149,14 @@ type RunOptions struct {
 	// that the browser lane is unmeasured.
 	Shop            func() (ShopRunner, func(), error)
 	ShopConcurrency int // browser pages at once; default DefaultPages
+	// ShopDeferred, when set, makes Run publish before the shop stage, for
+	// a server that should answer at once (svc demo): the agent paths are
+	// measured beside the crawl instead of after validate (they read no
+	// crawl result), then validate, aggregate and snapshot publish the run
+	// without the browser lane. Run then hands ShopDeferred the lane that
+	// does the rest (the shop stage, then aggregate and snapshot again,
+	// which publish the next version) and returns; the caller runs it.
+	ShopDeferred func(*ShopLane)
 }
 
 // NoChromium is what a run says on ErrOut when the shop stage cannot run.
@@ -157,33 +165,68 @@ const NoChromium = "chromium not found: the browser lane is unmeasured"
 // Run runs the stages of one run in order (crawl, validate, shop,
 // aggregate, snapshot), each exactly as its own command would, stopping at
 // the first stage that fails, and prints how long it took. `svc run`,
-// `svc schedule` (each tick) and `svc demo` all run through it.
+// `svc schedule` (each tick) and `svc demo` all run through it. With
+// ShopDeferred it publishes before the shop stage and leaves that stage
+// to the lane it hands over (shoplane.go).
 func Run(ctx context.Context, o RunOptions) error {
 	start := time.Now()
-	stages := []struct {
-		name string
-		run  func() error
-	}{
-		{"crawl", func() error {
-			stores, err := o.Stores()
-			if err != nil {
-				return err
-			}
-			chk, err := o.Checker()
-			if err != nil {
-				return err
-			}
-			return CrawlStage(ctx, CrawlStageOptions{StageEnv: o.StageEnv, Stores: stores, Concurrency: o.Concurrency, Checker: chk})
-		}},
-		{"validate", func() error {
-			profile := o.AgentProfile
-			if profile == "" {
-				profile = leaderboard.AgentProfileURL(o.BaseURL)
-			}
-			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: o.AgentPaths,
-				AgentProfile: profile, AgentKeyFile: o.AgentKeyFile, Tools: o.Tools})
-		}},
+	crawl := func() error {
+		stores, err := o.Stores()
+		if err != nil {
+			return err
+		}
+		chk, err := o.Checker()
+		if err != nil {
+			return err
+		}
+		return CrawlStage(ctx, CrawlStageOptions{StageEnv: o.StageEnv, Stores: stores, Concurrency: o.Concurrency, Checker: chk})
+	}
+	validate := func(agentPaths bool) func() error {
+		return func() error {
+			return ValidateStage(ctx, ValidateStageOptions{StageEnv: o.StageEnv, Concurrency: o.Concurrency, AgentPaths: agentPaths,
+				AgentProfile: o.agentProfile(), AgentKeyFile: o.AgentKeyFile, Tools: o.Tools})
+		}
+	}
+	if o.ShopDeferred != nil {
+		if err := runPublishFirst(ctx, o, crawl, validate(false)); err != nil {
+			return err
+		}
+		fmt.Fprintf(o.Out, "run %s: published without the shop stage in %s; the browser lane follows\n", o.RunID,
+			time.Since(start).Round(time.Millisecond))
+		o.ShopDeferred(&ShopLane{o: o})
+		return nil
+	}
+	stages := append([]runStage{
+		{"crawl", crawl},
+		{"validate", validate(o.AgentPaths)},
 		{"shop", func() error { return runShopStage(ctx, o) }},
+	}, o.publishStages(ctx)...)
+	if err := runStages(o.RunID, stages); err != nil {
+		return err
+	}
+	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
+	return nil
+}
+
+// runStage is one stage of Run.
+type runStage struct {
+	name string
+	run  func() error
+}
+
+// runStages runs the stages in order, stopping at the first that fails.
+func runStages(runID string, stages []runStage) error {
+	for _, st := range stages {
+		if err := st.run(); err != nil {
+			return fmt.Errorf("run %s: %s: %w", runID, st.name, err)
+		}
+	}
+	return nil
+}
+
+// publishStages are the last two stages of a run: aggregate and snapshot.
+func (o RunOptions) publishStages(ctx context.Context) []runStage {
+	return []runStage{
 		{"aggregate", func() error {
 			return AggregateStage(ctx, AggregateStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
 		}},
@@ -191,13 +234,14 @@ func Run(ctx context.Context, o RunOptions) error {
 			return SnapshotStage(ctx, SnapshotStageOptions{StageEnv: o.StageEnv, BaseURL: o.BaseURL})
 		}},
 	}
-	for _, st := range stages {
-		if err := st.run(); err != nil {
-			return fmt.Errorf("run %s: %s: %w", o.RunID, st.name, err)
-		}
+}
+
+// agentProfile is the UCP platform profile the UCP path advertises.
+func (o RunOptions) agentProfile() string {
+	if o.AgentProfile != "" {
+		return o.AgentProfile
 	}
-	fmt.Fprintf(o.Out, "run %s: done in %s\n", o.RunID, time.Since(start).Round(time.Millisecond))
-	return nil
+	return leaderboard.AgentProfileURL(o.BaseURL)
 }
 
 // runShopStage is Run's shop stage: skipped with a line on Out when

@@ -99,6 +99,9 @@ func (s *Server) pageFile(w http.ResponseWriter, r *http.Request, name string) e
 		return s.notFoundPage(w, r)
 	}
 	setPageHeaders(w.Header())
+	if pf := s.pendingFile(name, f); pf != nil {
+		return serveFile(w, r, pf, "no-store")
+	}
 	return serveFile(w, r, f, cachePage)
 }
 

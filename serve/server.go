@@ -73,6 +73,11 @@ type Config struct {
 	// (sync.go): the bound on how stale their listings are here. Default
 	// 2 s.
 	Sync time.Duration
+	// Pending, when set, gives the notice the home page and the
+	// leaderboard pages carry while the version being served (its
+	// argument) lacks what a run is still measuring; "" for none
+	// (pending.go).
+	Pending func(version string) string
 }
 
 // Server holds what the handlers share. Create it with New.

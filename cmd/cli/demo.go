@@ -3,12 +3,15 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -34,6 +37,11 @@ type demoOptions struct {
 	runID     string
 	exitAfter bool
 	noShop    bool
+	// shop starts the shop stage's runner in place of Chromium, and
+	// served is called with the API's base URL once the demo has said it
+	// is ready: test hooks, no flags.
+	shop   func() (pipeline.ShopRunner, func(), error)
+	served func(base string)
 }
 
 func newDemoCmd(g *globals) *cobra.Command { return newDemoCmdWith(g, nil) }
@@ -46,16 +54,21 @@ func newDemoCmdWith(g *globals, runF func(*demoOptions) error) *cobra.Command {
 		Use:   "demo",
 		Short: "Run the whole service on the fixture world, offline: pipeline and API",
 		Long: `Start the fixture world (synthetic stores on *.test names, HTTP and HTTPS on
-one loopback address), run the whole pipeline over it (crawl, validate,
-shop, aggregate, snapshot) into DATA, show trait by trait that every store got
-its known answer, and serve the API on --addr with live checks routed to
-the fixture world. The API is ready when GET /api/protocols answers 200.
-Ctrl-C stops everything.
+one loopback address), run the pipeline over it into DATA (crawl, with the
+agent paths measured beside it, then validate, aggregate, snapshot), show
+trait by trait that every store got its known answer, and serve the API on
+--addr with live checks routed to the fixture world. The API is ready when
+GET /api/protocols answers 200, in well under a minute. Ctrl-C stops
+everything.
 
-The shop stage runs the browser shoppers A to E over the SVC-100 stand-ins
-in Debian's Chromium when it is installed (several minutes on 2 cores);
-without it the demo says so and the browser lane stays unmeasured, and
---no-shop skips it.
+Behind the API the shop stage then runs the browser shoppers A to E over
+the SVC-100 stand-ins in Debian's Chromium when it is installed (several
+minutes on 2 cores), and aggregate and snapshot publish the next version,
+with the browser lane, which the server picks up without a restart. Until
+it lands, the home page and the leaderboard say that the browser lane is
+being measured and how far it is. Without Chromium the demo says so and the
+browser lane stays unmeasured; --no-shop skips it. With --exit the demo
+runs every stage, the shop stage included, publishes once and exits.
 
 Nothing leaves this machine: the stores are served from loopback and only
 *.test names are routed there.`,
@@ -130,28 +143,47 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 		return err
 	}
 	run := &runOptions{globals: o.globals, runID: o.runID, stores: storesCSV, concurrency: 16, agentPaths: true, ucpFlags: o.ucpFlags,
-		noShop: o.noShop, shopPages: pipeline.DefaultPages}
+		noShop: o.noShop, shopPages: pipeline.DefaultPages, shop: o.shop}
 	// The UCP path names svc's platform profile on the fixture world's
 	// https host (above).
 	run.profile.url = demoAgentProfile
+	score := &fixturesScoreOptions{globals: o.globals, world: o.world, runID: o.runID, noUCPSchemas: !haveSchemas}
+	if o.exitAfter {
+		// Every stage, the shop stage included, then one snapshot.
+		if err := runAll(ctx, run); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+		return fixturesScoreRun(ctx, score)
+	}
+	// Serving: the run publishes before the shop stage, which then runs
+	// behind the API (demoLane).
+	var lane *demoLane
+	run.shopDeferred = func(l *pipeline.ShopLane) { lane = &demoLane{lane: l} }
 	if err := runAll(ctx, run); err != nil {
 		return err
 	}
-	fmt.Fprintln(w)
-	score := &fixturesScoreOptions{globals: o.globals, world: o.world, runID: o.runID, noUCPSchemas: !haveSchemas}
-	if err := fixturesScoreRun(ctx, score); err != nil && o.exitAfter {
-		return err
+	if o.noShop {
+		lane = nil // the shop stage would only say it is skipped
 	}
-	if o.exitAfter {
-		return nil
+	// The server's log lines share the terminal with the shop stage's
+	// progress line.
+	sg := *o.globals
+	sg.errOut = pipeline.OverBar(o.errOut)
+	so := &serveOptions{globals: &sg, addr: o.addr, ucpFlags: o.ucpFlags, statsEvery: time.Minute}
+	if lane != nil {
+		so.pending = lane.pending
 	}
-	so := &serveOptions{globals: o.globals, addr: o.addr, ucpFlags: o.ucpFlags, statsEvery: time.Minute}
+	var wg sync.WaitGroup
+	defer wg.Wait() // the lane stops (ctx) before the fixture world closes
 	return serveRun(ctx, so, func(addr string) {
 		base := "http://" + addr
 		if err := waitReady(ctx, base+"/api/protocols"); err != nil {
 			fmt.Fprintf(o.errOut, "svc: the API did not become ready: %v\n", err)
 			return
 		}
+		fmt.Fprintln(w)
+		_ = fixturesScoreRun(ctx, score) // its table says which store missed
 		h := world.Stores[0].Host
 		fmt.Fprintf(w, "\nAPI ready on %s (GET /api/protocols answers 200). Try:\n", base)
 		for _, ex := range []string{
@@ -170,8 +202,107 @@ func demoRun(ctx context.Context, o *demoOptions) error {
 		for _, smp := range serve.SubmissionSamples(h) {
 			fmt.Fprintf(w, "  # %s\n  %s\n", smp.Title, smp.Curl(base))
 		}
+		if lane != nil {
+			fmt.Fprintf(w, "\nThe browser lane (the browser shoppers A to E over SVC-100, several minutes on 2 cores) is being measured "+
+				"behind the API: %s/ and %s/leaderboard/ say how far it is, and the next version, with it, replaces this one when it lands.\n", base, base)
+		}
 		fmt.Fprintln(w, "Ctrl-C stops the API and the fixture world.")
+		if o.served != nil {
+			o.served(base)
+		}
+		if lane != nil {
+			wg.Go(func() { lane.run(ctx, o, base) })
+		}
 	})
+}
+
+// demoLane is the browser lane of a demo that serves before it lands: the
+// shop stage, then the next version, which the running server loads.
+type demoLane struct {
+	lane   *pipeline.ShopLane
+	mu     sync.Mutex
+	done   bool   // the lane ended
+	landed string // the version it published; "" when it failed
+}
+
+// run runs the lane, notes the version it published and says once the
+// API serves it.
+func (d *demoLane) run(ctx context.Context, o *demoOptions, base string) {
+	err := d.lane.Run(ctx)
+	landed := ""
+	if err == nil {
+		landed = latestVersion(o.data)
+	} else if ctx.Err() == nil {
+		fmt.Fprintf(o.errOut, "svc: the browser lane did not land; the API keeps serving the version without it: %v\n", err)
+	}
+	d.mu.Lock()
+	d.done, d.landed = true, landed
+	d.mu.Unlock()
+	if landed == "" {
+		return
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for ctx.Err() == nil && time.Now().Before(deadline) {
+		if servedVersion(ctx, base) == landed {
+			fmt.Fprintf(o.out, "\nThe browser lane has landed: %s serves version %s, with it (no restart).\n", base, landed)
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	if ctx.Err() == nil {
+		fmt.Fprintf(o.errOut, "svc: version %s is published but %s did not serve it within 30 s\n", landed, base)
+	}
+}
+
+// pending is the notice of the home page and the leaderboard
+// (serve.Config.Pending) while the version served lacks the browser lane.
+func (d *demoLane) pending(served string) string {
+	d.mu.Lock()
+	done, landed := d.done, d.landed
+	d.mu.Unlock()
+	if done && (landed == "" || served == landed) {
+		return ""
+	}
+	p := d.lane.Progress()
+	switch {
+	case done || p.Finished:
+		return fmt.Sprintf("The browser lane is measured (%d of %d runs) and being published: this page shows version %s, "+
+			"published before it, until the version with it replaces it in a moment.", p.Done, p.Total, served)
+	case p.Started:
+		return fmt.Sprintf("The browser lane is being measured: %d of %d runs (the browser shoppers A to E over SVC-100). "+
+			"This page shows version %s, published before it; the version with the browser lane replaces it when the runs are done.",
+			p.Done, p.Total, served)
+	}
+	return fmt.Sprintf("The browser lane is being measured: the browser shoppers A to E are starting over SVC-100. "+
+		"This page shows version %s, published before it; the version with the browser lane replaces it when the runs are done.", served)
+}
+
+// latestVersion is the version DATA/public/data/latest points at; "" when
+// there is none.
+func latestVersion(data string) string {
+	target, err := os.Readlink(filepath.Join(data, "public", "data", "latest"))
+	if err != nil {
+		return ""
+	}
+	return filepath.Base(target)
+}
+
+// servedVersion is the version the API at base serves; "" when it does
+// not say.
+func servedVersion(ctx context.Context, base string) string {
+	req, _ := http.NewRequestWithContext(ctx, http.MethodGet, base+"/data/latest/manifest.json", nil)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return ""
+	}
+	defer resp.Body.Close()
+	var m struct {
+		Version string `json:"version"`
+	}
+	if resp.StatusCode != http.StatusOK || json.NewDecoder(resp.Body).Decode(&m) != nil {
+		return ""
+	}
+	return m.Version
 }
 
 // demoSchemaTimeout bounds the demo's one attempt to fetch the UCP schemas

@@ -24,6 +24,10 @@ type runOptions struct {
 	state       stateFlag
 	profile     agentProfileFlag
 	key         agentKeyFlag
+	// shop starts the shop stage's runner in place of Chromium (tests);
+	// shopDeferred is pipeline.RunOptions.ShopDeferred (svc demo). No flags.
+	shop         func() (pipeline.ShopRunner, func(), error)
+	shopDeferred func(*pipeline.ShopLane)
 }
 
 func newRunCmd(g *globals) *cobra.Command { return newRunCmdWith(g, nil) }
@@ -115,6 +119,9 @@ func runAll(ctx context.Context, o *runOptions) error {
 	if !o.noShop {
 		llm := shop.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")}
 		shopStage = func() (pipeline.ShopRunner, func(), error) { return o.shopRunner(ctx, llm, shop.DefaultRunTimeout) }
+		if o.shop != nil {
+			shopStage = o.shop
+		}
 	}
 	return pipeline.Run(ctx, pipeline.RunOptions{
 		StageEnv:        o.state.env(o.stageEnv(o.runID)),
@@ -125,6 +132,7 @@ func runAll(ctx context.Context, o *runOptions) error {
 		AgentPaths:      o.agentPaths,
 		Shop:            shopStage,
 		ShopConcurrency: o.shopPages,
+		ShopDeferred:    o.shopDeferred,
 		Stores:          func() ([]pipeline.Store, error) { return readStoresFile(o.stores) },
 		Checker: func() (pipeline.Checker, error) { // the check engine of the crawl
 			eng, err := o.newEngine(o.ucpFlags)

@@ -30,7 +30,8 @@ type serveOptions struct {
 	statsEvery time.Duration // interval of the aggregate request line
 	syncEvery  time.Duration // serve.Config.Sync, and how often an s3:// --data is polled
 	ucpFlags   ucpSchemaFlags
-	key        agentKeyFlag // the key /.well-known/ucp publishes
+	key        agentKeyFlag                // the key /.well-known/ucp publishes
+	pending    func(version string) string // serve.Config.Pending (svc demo); no flag
 }
 
 func newServeCmd(g *globals) *cobra.Command {
@@ -140,7 +141,8 @@ func serveRun(ctx context.Context, o *serveOptions, ready func(addr string)) err
 		// else (nil) the state's.
 		DataDir: o.data, State: o.state, AgentKey: o.key.key, Engine: check.New(check.Options{Client: client, UCP: v}), UCP: v, Client: client,
 		Log: log, TrustProxy: o.trustProxy, BaseURL: o.baseURL, AccessLog: o.accessLog, StatsEvery: o.statsEvery, Sync: o.syncEvery,
-		LLM: serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
+		Pending: o.pending,
+		LLM:     serve.LLMConfig{URL: envOr("SVC_LLM_URL", ""), Model: envOr("SVC_LLM_MODEL", ""), Key: envOr("SVC_LLM_KEY", "")},
 	})
 	if err != nil {
 		return err
