@@ -162,10 +162,13 @@ func BenchmarkRecrawl(b *testing.B) {
 	bw := newBenchWorld(b, concurrency, nil)
 	for b.Loop() {
 		now := time.Date(2026, 11, 23, 6, 0, 0, 0, time.UTC)
+		checkAt := now
 		cache := &DocCache{Dir: b.TempDir(), Now: func() time.Time { return now }}
 		crawl := func() (map[string]string, int, *fetch.Meter, time.Duration) {
 			meter := &fetch.Meter{}
-			eng := bw.engineWith(b, meter)
+			// One check clock for both crawls: checkedAt is the one field
+			// that must differ between weeks, and is not what is compared.
+			eng := bw.engineWith(b, meter, func() time.Time { return checkAt })
 			dir := b.TempDir()
 			start := time.Now()
 			if _, err := Crawl(context.Background(), CrawlOptions{Stores: bw.stores, Dir: dir, Concurrency: concurrency, Checker: eng, Docs: cache}); err != nil {
@@ -255,10 +258,11 @@ func (bw *benchWorld) client(b *testing.B) *fetch.Client {
 
 // engine is a fresh check engine, with its own client and UCP validator,
 // as one crawl process has.
-func (bw *benchWorld) engine(b *testing.B) *check.Engine { return bw.engineWith(b, nil) }
+func (bw *benchWorld) engine(b *testing.B) *check.Engine { return bw.engineWith(b, nil, nil) }
 
-// engineWith is engine with a client that counts into meter.
-func (bw *benchWorld) engineWith(b *testing.B, meter *fetch.Meter) *check.Engine {
+// engineWith is engine with a client that counts into meter and, when now
+// is set, a check clock (so two crawls can publish the same bytes).
+func (bw *benchWorld) engineWith(b *testing.B, meter *fetch.Meter, now func() time.Time) *check.Engine {
 	client, err := fetch.New(fetch.Options{FixtureAddr: bw.srv.Addr(), FixtureCA: bw.srv.CAPEM(), Timeout: time.Second, Meter: meter})
 	if err != nil {
 		b.Fatal(err)
@@ -267,7 +271,7 @@ func (bw *benchWorld) engineWith(b *testing.B, meter *fetch.Meter) *check.Engine
 	if err != nil {
 		b.Fatal(err)
 	}
-	return check.New(check.Options{Client: client, UCP: v})
+	return check.New(check.Options{Client: client, UCP: v, Now: now})
 }
 
 // warmFixtureHosts makes one request to every store's host, so the fixture
