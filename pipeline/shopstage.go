@@ -188,6 +188,12 @@ func ShopStage(ctx context.Context, o ShopStageOptions) error {
 			}
 			res.failed = rec.Report.Outcome == shop.Error
 			res.errText = rec.Report.Reason
+			if r := rec.Report.Reason; r == "browser_crashed" || r == "browser_unresponsive" {
+				// A fault of svc's own browser, not of the store: the run
+				// is kept as error (not tried again) and the next runs
+				// open in a new Chromium.
+				log.Warn("shop run lost with the browser; a new browser takes the next runs", "host", it.host, "shopper", string(it.shopper), "reason", r)
+			}
 			return res
 		},
 	}.run(ctx)

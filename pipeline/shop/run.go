@@ -129,7 +129,18 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		},
 	}
 	po.Library = domJS
-	page, err := opts.Browser.NewPage(ctx, po)
+	pctx, cancel := pageContext(ctx)
+	defer cancel()
+	page, err := opts.Browser.NewPage(pctx, po)
+	if err != nil && ctx.Err() == nil {
+		// The browser may have been lost as the page opened: its loss is
+		// noticed within moments, and the page then opens in a new one.
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+			page, err = opts.Browser.NewPage(pctx, po)
+		}
+	}
 	if err != nil {
 		rep.Outcome, rep.Reason = NotAttempted, "browser_failed"
 		return nil
@@ -145,39 +156,115 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 	if shopper == Model {
 		rep.Model = opts.LLM.Model
 	}
-
-	err = s.open(u.String(), "the store's page")
-	if stop, gateErr := s.gate(); stop {
+	gateErr, err := s.run(shopper)
+	if lost := page.Lost(); lost != nil {
+		// The browser died or froze during the run: what the run read
+		// since is no finding, whatever it concluded (a page that stopped
+		// answering reads as one with no cart). The run is not tried
+		// again: the stage goes on with the next in a new browser.
+		rep.Outcome, rep.Reason = Error, "browser_crashed"
+		if errors.Is(lost, browser.ErrUnresponsive) {
+			rep.Reason = "browser_unresponsive"
+		}
+		s.gatherRefusals()
+		return nil
+	}
+	if gateErr != nil {
 		s.finish()
 		return gateErr
 	}
-	if err == nil {
-		switch shopper {
-		case Semantic, Mobile:
-			err = s.shop(domFinder{})
-		case Accessibility:
-			err = s.shop(axFinder{})
-		case WebMCP:
-			err = s.webmcp()
-		case Model:
-			err = s.model()
+	switch {
+	case expired(ctx) && (rep.Outcome == "" || rep.Outcome == NoCart):
+		// The run met its time bound before it concluded: a no_cart
+		// read from a page that never settled is not a finding either.
+		rep.Outcome, rep.Reason = Error, timeoutReason(page)
+		if s.added {
+			rep.Outcome, rep.Reason = AddedToCart, "run_timeout_after_cart"
 		}
-	}
-	if err != nil && !errors.Is(err, errStop) && rep.Outcome == "" {
-		if ctx.Err() != nil {
-			rep.Outcome, rep.Reason = Error, "run_timeout"
-			if s.added {
-				rep.Outcome, rep.Reason = AddedToCart, "run_timeout_after_cart"
-			}
-		} else {
-			rep.Outcome, rep.Reason = Error, "run_failed"
+	case err != nil && !errors.Is(err, errStop) && rep.Outcome == "":
+		rep.Outcome, rep.Reason = Error, "run_failed"
+		if page.Unresponsive(time.Second) {
+			rep.Reason = "page_unresponsive"
 		}
-	}
-	if rep.Outcome == "" {
+	case rep.Outcome == "":
 		rep.Outcome, rep.Reason = NoCart, "no_add_control"
+	}
+	if rep.Reason == "page_unresponsive" {
+		// A page held by its script draws no frame to capture.
+		s.gatherRefusals()
+		return nil
 	}
 	s.finish()
 	return nil
+}
+
+// pageGrace is how long a run's page outlives the run's time bound: long
+// enough to ask it why the run met the bound (timeoutReason) and to
+// capture it as the run left it.
+const pageGrace = 10 * time.Second
+
+// pageContext is the context of a run's page: it ends when the run is
+// cancelled, and pageGrace after the run's deadline.
+func pageContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	pctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	if dl, ok := ctx.Deadline(); ok {
+		var cancelDL context.CancelFunc
+		pctx, cancelDL = context.WithDeadline(pctx, dl.Add(pageGrace))
+		prev := cancel
+		cancel = func() { cancelDL(); prev() }
+	}
+	stop := context.AfterFunc(ctx, func() {
+		if !errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			cancel()
+		}
+	})
+	return pctx, func() { stop(); cancel() }
+}
+
+// run opens the store and runs the shopper's path on it. gateErr is the
+// store's first page ending the run (ErrUnreachable, ErrInvalidURL; see
+// gate); err is what ended the path.
+func (s *session) run(shopper Shopper) (gateErr, err error) {
+	err = s.open(s.origin.String(), "the store's page")
+	if stop, gateErr := s.gate(); stop {
+		return gateErr, errStop
+	}
+	if err != nil {
+		return nil, err
+	}
+	switch shopper {
+	case Semantic, Mobile:
+		return nil, s.shop(domFinder{})
+	case Accessibility:
+		return nil, s.shop(axFinder{})
+	case WebMCP:
+		return nil, s.webmcp()
+	case Model:
+		return nil, s.model()
+	}
+	return nil, nil
+}
+
+// expired reports whether the run's time bound has passed. A step's
+// context that ends with the run's deadline may report it a moment before
+// the run's own context does.
+func expired(ctx context.Context) bool {
+	dl, ok := ctx.Deadline()
+	return ctx.Err() != nil || ok && !time.Now().Before(dl)
+}
+
+// timeoutReason says why a run met its time bound: its page held the
+// renderer in a script that never yields (page_unresponsive), kept
+// loading or requesting (page_never_settled), or neither (run_timeout: a
+// slow store, or a long path).
+func timeoutReason(p *browser.Page) string {
+	switch {
+	case p.Unresponsive(time.Second):
+		return "page_unresponsive"
+	case p.Unsettled(time.Second):
+		return "page_never_settled"
+	}
+	return "run_timeout"
 }
 
 // gate judges the store's first page as the plain-HTTP paths do: no
@@ -215,6 +302,11 @@ func (s *session) gate() (stop bool, err error) {
 // finish takes the screenshot and gathers the refusals.
 func (s *session) finish() {
 	s.screenshot()
+	s.gatherRefusals()
+}
+
+// gatherRefusals counts the page's refused requests into the report.
+func (s *session) gatherRefusals() {
 	counts := map[Refusal]int{}
 	for _, r := range s.page.Refusals() {
 		counts[Refusal{Host: r.Host, Code: r.Code, Method: r.Method}]++

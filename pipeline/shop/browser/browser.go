@@ -31,6 +31,13 @@
 // fresh profile; runs that share a Browser (a test table, the stage) get a
 // fresh, isolated context each, which is what a fresh profile guarantees
 // for a shopper: no state from any other run.
+//
+// Faults. A Chromium that dies (killed, crashed) or stops answering the
+// protocol (frozen: a browser-level command unanswered for HangTimeout) is
+// noticed by a watchdog, killed with every process of its profile, and
+// replaced by a fresh one, with a fresh profile, at the next NewPage: the
+// Browser value stays usable for the rest of a stage. A page of the lost
+// process reports why (Page.Lost).
 package browser
 
 import (
@@ -61,6 +68,12 @@ const (
 	// maxInFlight bounds the requests one page has in flight through the
 	// safe client, and so the memory of their bodies.
 	maxInFlight = 8
+	// DefaultHangTimeout is how long the browser process may leave a
+	// browser-level command (Browser.getVersion) unanswered before it is
+	// taken for frozen. The browser process answers one in a millisecond
+	// or two whatever its pages do (a renderer stuck in a script loop does
+	// not hold it), so ten seconds is a process that is not running.
+	DefaultHangTimeout = 10 * time.Second
 )
 
 // ErrNoBrowser is returned by Start when no Chromium binary is found.
@@ -81,6 +94,10 @@ type Options struct {
 	RequestTimeout time.Duration
 	// MaxBody bounds each response body; default 8 MiB.
 	MaxBody int64
+	// HangTimeout is how long the browser process may take to answer the
+	// watchdog before it is killed and replaced; default 10 s. The
+	// watchdog asks every quarter of it.
+	HangTimeout time.Duration
 	// Logf receives the browser's own errors. It never receives a URL.
 	Logf func(format string, args ...any)
 }
@@ -102,20 +119,25 @@ func FindExecPath() string {
 	return ""
 }
 
-// Browser is one Chromium process. It is safe for concurrent use: each
-// Page is its own tab in its own browser context.
+// Browser is one Chromium process at a time: when the process dies or
+// freezes, the next NewPage starts another (see Faults in the package
+// comment). It is safe for concurrent use: each Page is its own tab in its
+// own browser context.
 type Browser struct {
 	opts    Options
-	profile string
+	parent  context.Context // Start's: every process ends with it
 	sink    *sink
-	ctx     context.Context // the chromedp context that owns the process
-	cancel  context.CancelFunc
-	stop    context.CancelFunc // ends the allocator and waits for the process
-	product string             // e.g. "Chrome/156.0.8078.108"
+	product string        // e.g. "Chrome/156.0.8078.108"
+	done    chan struct{} // closed by Close
 
 	mu      sync.Mutex
 	clients map[string]*fetch.Client // by user agent
 	closed  bool
+
+	// procMu is held while the process is looked at or replaced.
+	procMu   sync.Mutex
+	proc     *proc
+	restarts int
 
 	wire wire // when a protocol message has gone out (inputs, Settle)
 }
@@ -203,7 +225,8 @@ func Flags(dir, proxy string, root bool) map[string]any {
 	return f
 }
 
-// Start launches Chromium. The process lives until Close or until ctx ends.
+// Start launches Chromium. The process lives until Close or until ctx
+// ends; one that dies or freezes before then is replaced.
 func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.ExecPath == "" {
 		opts.ExecPath = FindExecPath()
@@ -217,6 +240,9 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if opts.MaxBody <= 0 {
 		opts.MaxBody = DefaultMaxBody
 	}
+	if opts.HangTimeout <= 0 {
+		opts.HangTimeout = DefaultHangTimeout
+	}
 	if opts.Logf == nil {
 		opts.Logf = func(string, ...any) {}
 	}
@@ -224,49 +250,75 @@ func Start(ctx context.Context, opts Options) (*Browser, error) {
 	if _, err := fetch.New(fetch.Options{FixtureAddr: opts.FixtureAddr, FixtureCA: opts.FixtureCA}); err != nil {
 		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	// Chromium now and then dies while it starts on a loaded machine (its
-	// zygote's pipe breaks before the DevTools endpoint is up): one more
-	// try, with a fresh profile, before the browser lane gives up.
-	b, err := launch(ctx, opts)
-	if err != nil && ctx.Err() == nil {
-		opts.Logf("chromium: %v; starting it once more", err)
-		b, err = launch(ctx, opts)
+	sk, err := newSink()
+	if err != nil {
+		return nil, fmt.Errorf("start browser: %w", err)
 	}
-	return b, err
+	b := &Browser{opts: opts, parent: ctx, sink: sk, done: make(chan struct{}), clients: map[string]*fetch.Client{}}
+	p, err := b.launch()
+	if err != nil {
+		sk.close()
+		return nil, err
+	}
+	b.proc = p
+	// End with the caller's context too.
+	go func() {
+		select {
+		case <-ctx.Done():
+			b.Close()
+		case <-b.done:
+		}
+	}()
+	return b, nil
 }
 
-// launch starts one Chromium process with a fresh profile.
-func launch(ctx context.Context, opts Options) (*Browser, error) {
+// launch starts a Chromium process with a fresh profile. Chromium now and
+// then dies while it starts on a loaded machine (its zygote's pipe breaks
+// before the DevTools endpoint is up): one more try, with a fresh profile,
+// before the browser lane gives up.
+func (b *Browser) launch() (*proc, error) {
+	p, err := b.launchOnce()
+	if err != nil && b.parent.Err() == nil {
+		b.opts.Logf("chromium: %v; starting it once more", err)
+		p, err = b.launchOnce()
+	}
+	return p, err
+}
+
+// launchOnce starts one Chromium process with a fresh profile, and its
+// watchdog.
+func (b *Browser) launchOnce() (*proc, error) {
+	opts := b.opts
 	dir, err := os.MkdirTemp("", "svc-shop-profile-")
 	if err != nil {
 		return nil, fmt.Errorf("start browser: profile: %w", err)
 	}
-	sk, err := newSink()
-	if err != nil {
-		os.RemoveAll(dir)
-		return nil, fmt.Errorf("start browser: %w", err)
-	}
-	b := &Browser{opts: opts, profile: dir, sink: sk, clients: map[string]*fetch.Client{}}
+	p := &proc{profile: dir, ended: make(chan struct{})}
 	allocOpts := []chromedp.ExecAllocatorOption{
 		chromedp.ExecPath(opts.ExecPath),
 		chromedp.Env("HOME="+dir, "XDG_CONFIG_HOME="+filepath.Join(dir, ".config"), "XDG_CACHE_HOME="+filepath.Join(dir, ".cache")),
 	}
-	for k, v := range Flags(dir, sk.addr(), os.Geteuid() == 0) {
+	for k, v := range Flags(dir, b.sink.addr(), os.Geteuid() == 0) {
 		allocOpts = append(allocOpts, chromedp.Flag(k, v))
 	}
-	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(ctx), allocOpts...)
+	actx, acancel := chromedp.NewExecAllocator(context.WithoutCancel(b.parent), allocOpts...)
 	quiet := func(string, ...any) {}
 	bctx, bcancel := chromedp.NewContext(actx,
 		chromedp.WithErrorf(func(f string, a ...any) { opts.Logf("chromium: "+f, a...) }),
 		chromedp.WithLogf(quiet), chromedp.WithDebugf(b.wire.debugf))
-	b.ctx, b.cancel, b.stop = bctx, bcancel, acancel
+	p.ctx, p.cancel, p.stop = bctx, bcancel, acancel
 	if err := chromedp.Do(bctx); err != nil {
-		b.Close()
+		p.close()
 		return nil, fmt.Errorf("start browser %s: %w", opts.ExecPath, err)
 	}
-	v, err := chromedp.CallBrowser(bctx, browser.GetVersion, struct{}{})
-	if err == nil {
-		b.product = strings.Replace(v.Product, "HeadlessChrome", "Chrome", 1)
+	if c := chromedp.FromContext(bctx); c != nil && c.Browser != nil && c.Browser.Process() != nil {
+		p.pid = c.Browser.Process().Pid
+	}
+	if b.product == "" {
+		v, err := chromedp.CallBrowser(bctx, browser.GetVersion, struct{}{})
+		if err == nil {
+			b.product = strings.Replace(v.Product, "HeadlessChrome", "Chrome", 1)
+		}
 	}
 	// The first tab (about:blank) is never used: every run opens its own
 	// page in a fresh incognito context. Closed, it frees its renderer
@@ -276,22 +328,20 @@ func launch(ctx context.Context, opts Options) (*Browser, error) {
 			opts.Logf("chromium: closing the first tab: %v", err)
 		}
 	}
-	// End with the caller's context too.
-	go func() {
-		select {
-		case <-ctx.Done():
-			b.Close()
-		case <-bctx.Done():
-		}
-	}()
-	return b, nil
+	go b.watch(p)
+	return p, nil
 }
 
 // Product is the browser's name and version, e.g. "Chrome/156.0.8078.108".
 func (b *Browser) Product() string { return b.product }
 
-// Profile is the temporary profile directory (removed by Close).
-func (b *Browser) Profile() string { return b.profile }
+// Profile is the temporary profile directory of the current process
+// (removed when the process ends).
+func (b *Browser) Profile() string {
+	b.procMu.Lock()
+	defer b.procMu.Unlock()
+	return b.proc.profile
+}
 
 // Escaped counts the requests that reached the refusing sink proxy, by
 // host: what Chromium tried to send outside interception. Every one was
@@ -306,23 +356,15 @@ func (b *Browser) Close() error {
 		return nil
 	}
 	b.closed = true
+	close(b.done)
 	b.mu.Unlock()
-	if b.cancel != nil {
-		b.cancel()
-	}
-	if b.stop != nil {
-		b.stop() // waits for the process to exit
-	}
+	b.procMu.Lock()
+	p := b.proc
+	b.procMu.Unlock()
+	err := p.close()
 	b.sink.close()
-	var err error
-	for i := 0; i < 50; i++ { // child processes may still be writing for a moment
-		if err = os.RemoveAll(b.profile); err == nil {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 	if err != nil {
-		return fmt.Errorf("close browser: remove profile: %w", err)
+		return fmt.Errorf("close browser: %w", err)
 	}
 	return nil
 }

@@ -110,6 +110,7 @@ func (p *Page) madeLibrary(ctx context.Context, id runtime.ExecutionContextID, m
 // Page is one tab in a fresh incognito browser context.
 type Page struct {
 	b      *Browser
+	proc   *proc // the Chromium process the tab lives in
 	opts   PageOptions
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -158,7 +159,8 @@ type Page struct {
 
 // NewPage opens a tab in a new incognito browser context, with request
 // interception, the viewport and user agent of opts, and the init scripts
-// installed. Close it when done.
+// installed, in the running Chromium process (a new one when the last was
+// lost). Close it when done.
 func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) {
 	ua := desktopUA(b.product)
 	if opts.Mobile {
@@ -168,8 +170,12 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	if err != nil {
 		return nil, fmt.Errorf("new page: %w", err)
 	}
-	tctx, cancel := chromedp.NewContext(b.ctx, chromedp.WithNewBrowserContext())
-	p := &Page{b: b, opts: opts, ctx: tctx, cancel: cancel, client: client, activity: time.Now(), kick: make(chan struct{}, 1)}
+	pr, err := b.live()
+	if err != nil {
+		return nil, fmt.Errorf("new page: %w", err)
+	}
+	tctx, cancel := chromedp.NewContext(pr.ctx, chromedp.WithNewBrowserContext())
+	p := &Page{b: b, proc: pr, opts: opts, ctx: tctx, cancel: cancel, client: client, activity: time.Now(), kick: make(chan struct{}, 1)}
 	fail := func(err error) (*Page, error) {
 		cancel()
 		return nil, fmt.Errorf("new page: %w", err)
