@@ -56,15 +56,48 @@
     if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return 'hidden';
     let veiled = false;
     for (let e = el; e; e = parentOf(e)) {
-      const s = getComputedStyle(e);
-      if (s.display === 'none' || s.visibility === 'collapse') return 'hidden';
-      if (s.visibility === 'hidden' || +s.opacity === 0) veiled = true;
-      if (e !== el && s.overflow !== 'visible') {
-        const pr = e.getBoundingClientRect();
-        if (pr.width <= 1 || pr.height <= 1) return 'hidden';
+      const s = styleOf(e);
+      if (s.gone) return 'hidden';
+      if (s.veiled) veiled = true;
+      if (e !== el && s.clips) {
+        if (s.flat === undefined) {
+          const pr = e.getBoundingClientRect();
+          s.flat = pr.width <= 1 || pr.height <= 1;
+        }
+        if (s.flat) return 'hidden';
       }
     }
     return veiled ? 'veiled' : 'shown';
+  }
+
+  // memo holds, for one reading of the page (reading: state, items), what
+  // sight and hint found of each element, found once: the page cannot
+  // change within a synchronous reading, and a reading asks the same of
+  // an element's ancestors again and again (every control of a card
+  // climbs the same chain of boxes). null outside a reading.
+  let memo = null;
+
+  function reading(f) {
+    if (memo) return f();
+    memo = {style: new Map(), hint: new Map()};
+    try {
+      return f();
+    } finally {
+      memo = null;
+    }
+  }
+
+  // styleOf is what sight reads of an element's computed style: gone (not
+  // displayed), veiled (visibility: hidden or transparent), clips (its
+  // overflow is not visible; flat, filled in when asked, then says its
+  // box has no size).
+  function styleOf(e) {
+    let f = memo && memo.style.get(e);
+    if (f) return f;
+    const s = getComputedStyle(e);
+    f = {gone: s.display === 'none' || s.visibility === 'collapse', veiled: s.visibility === 'hidden' || +s.opacity === 0, clips: s.overflow !== 'visible'};
+    if (memo) memo.style.set(e, f);
+    return f;
   }
 
   // shown holds the veiled elements that appeared when reveal scrolled to
@@ -176,11 +209,15 @@
   }
 
   function hint(el) {
+    let h = memo && memo.hint.get(el);
+    if (h !== undefined && h !== null) return h;
     const parts = [el.id];
     const c = el.className && el.className.baseVal !== undefined ? el.className.baseVal : el.className;
     parts.push(c);
     for (const a of el.attributes || []) if (a.name.startsWith('data-') && a.name.length < 40) parts.push(a.name + '=' + a.value.slice(0, 40));
-    return clip(parts.join(' '), 200);
+    h = clip(parts.join(' '), 200);
+    if (memo) memo.hint.set(el, h);
+    return h;
   }
 
   function cardElement(el) {
@@ -698,7 +735,7 @@
   function stateIf(k) {
     const cur = key();
     if (k && cur === k) return {same: true};
-    const st = state();
+    const st = reading(state);
     st.key = cur;
     return st;
   }
@@ -706,14 +743,43 @@
   function snapshotIf(k) {
     const cur = key();
     if (k && cur === k) return {same: true};
-    return {key: cur, items: snapshot()};
+    return {key: cur, items: reading(snapshot)};
   }
 
   // lookIf is stateIf and snapshotIf in one round trip: what a shopper
   // reads of a page before each decision.
   function lookIf(sk, ik) {
-    return {state: stateIf(sk), snapshot: snapshotIf(ik)};
+    return reading(() => ({state: stateIf(sk), snapshot: snapshotIf(ik)}));
   }
 
-  return {snapshot, state, describe, aim, aimNode, select, register, formOf, submitForm, refs, key, stateIf, snapshotIf, lookIf, overlayFrame, framePoint, reveal};
+  // settleLook is lookIf('', ''), the reading made while a page settles,
+  // less the items on a page that reads as a checkout page: a run ends
+  // there (shop's judge, IsCheckoutPage), and reading the items of a
+  // checkout's forms was most of the reading's time on those pages.
+  // checkoutLike is IsCheckoutPage's test in brief; where the two differ,
+  // the shopper's next look reads the items itself (one round trip).
+  function settleLook() {
+    return reading(() => {
+      const st = stateIf('');
+      return {state: st, snapshot: checkoutLike(st) ? null : snapshotIf('')};
+    });
+  }
+
+  const CHECKOUT_HEADING = /\b(secure\s+)?check\s?-?out\b|\bshipping\s+(address|information|details|methods?)\b|\bcontact\s+information\b|\bdelivery\s+(address|details)\b|\bpayment\s+(method|details|information)\b/i;
+  const CART_HEADING = /\b(shopping\s+)?(cart|bag|basket|trolley)\b/i;
+
+  function checkoutLike(st) {
+    // A login page or a challenge is not a checkout page: the run goes on.
+    if (st.password > 0 || st.guest > 0 || st.captcha) return false;
+    const hs = [st.title, ...st.headings];
+    const heading = hs.some(h => CHECKOUT_HEADING.test(h));
+    const cart = hs.some(h => CART_HEADING.test(h) && !CHECKOUT_HEADING.test(h));
+    const fields = st.card > 0 || st.address >= 2;
+    if (/^checkout\./i.test(location.hostname) || /checkout/i.test(location.pathname + ' ' + location.hash)) {
+      return fields || (heading && !cart) || (st.email > 0 && !cart);
+    }
+    return heading && fields && !cart;
+  }
+
+  return {snapshot, state, describe, aim, aimNode, select, register, formOf, submitForm, refs, key, stateIf, snapshotIf, lookIf, settleLook, overlayFrame, framePoint, reveal};
 })

@@ -152,6 +152,7 @@ func addWords(name string) bool {
 // variant, add to cart, open the cart, start checkout; stop at the first
 // checkout page.
 func (s *session) shop(f finder) error {
+	defer phase("the flow past the first page (all of it)")()
 	s.finder = f
 	if err := s.dismiss(f); err != nil {
 		return err

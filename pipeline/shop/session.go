@@ -184,17 +184,22 @@ func (s *session) prefetch(items, ax bool) func(ctx context.Context) (string, an
 	expr := "({state: " + helper + ".stateIf('')})"
 	switch {
 	case items:
-		expr = helper + ".lookIf('', '')"
+		expr = helper + ".settleLook()"
 	case ax:
 		expr = "({state: " + helper + ".stateIf(''), elements: " + elementsJS + "})"
 	}
 	return func(ctx context.Context) (string, any) {
+		defer phase("  the reading made while settling")()
 		var r reading
+		done := phase("  the reading made while settling (the page's part)")
 		key, err := s.page.EvalKeyed(ctx, expr, &r)
+		done()
 		if err != nil || key == "" {
 			return "", nil
 		}
-		if ax && r.Elements <= maxAXElements {
+		// A checkout page ends the run (judge): its tree would never be
+		// read. Should the run go on after all, B's look reads it then.
+		if ax && r.Elements <= maxAXElements && !IsCheckoutPage(r.State.PageState) {
 			defer phase("  accessibility tree (read while settling)")()
 			// The tree, read while the page stays as it was.
 			nodes, err := s.page.AXTree(ctx)

@@ -135,6 +135,7 @@ func BenchmarkShoppers(b *testing.B) {
 				fmt.Printf("  peak memory, svc + Chromium: PSS %.0f MB, RSS %.0f MB over %d processes (target ≤ %d MB); outcomes %v; %d of %d as the world's truth%s\n",
 					mb, float64(p.peak.rss)/(1<<20), p.peak.procs, benchPeakTarget, p.outcomes, len(hosts)-len(wrong), len(hosts), strings.Join(append([]string{""}, wrong...), "; differs: "))
 				fmt.Printf("  at the peak, PSS by process: %s; stores in flight %v\n", p.peak.byKind, p.peak.inFlight)
+				fmt.Printf("  the floor: new pages %s, loads %s, closing %s\n", p.floorOpen.Round(time.Millisecond), p.floorLoads.Round(time.Millisecond), (p.floor - p.floorOpen - p.floorLoads).Round(time.Millisecond))
 				printPhases(p.phases, p.shopping)
 				printExcess(hosts, p.took, p.floorTook, p.outcomeOf, traits)
 			}
@@ -160,6 +161,7 @@ func BenchmarkShoppers(b *testing.B) {
 // pass is one shopper's run over the stores, with each store's floor.
 type pass struct {
 	wall, shopping, floor time.Duration
+	floorOpen, floorLoads time.Duration // the floor's new pages, and its loads
 	loads                 int
 	outcomes              map[string]int
 	took, floorTook       map[string]time.Duration
@@ -188,12 +190,15 @@ func shopPass(ctx context.Context, br *browser.Browser, c *fetch.Client, sh Shop
 		// The floor of this store, right after its run, on the
 		// same worker: both see the same load on the machine.
 		t0 = time.Now()
+		var opened, loaded time.Duration
 		if pg, err := br.NewPage(ctx, browser.PageOptions{Mobile: sh == Mobile}); err == nil {
+			opened = time.Since(t0)
 			for _, u := range docs {
 				lctx, cancel := context.WithTimeout(ctx, DefaultStepTimeout)
 				_ = pg.Load(lctx, u)
 				cancel()
 			}
+			loaded = time.Since(t0) - opened
 			pg.Close()
 		}
 		floor := time.Since(t0)
@@ -202,6 +207,8 @@ func shopPass(ctx context.Context, br *browser.Browser, c *fetch.Client, sh Shop
 		p.took[h], p.floorTook[h], p.loads = shop, floor, p.loads+len(docs)
 		p.shopping += shop
 		p.floor += floor
+		p.floorOpen += opened
+		p.floorLoads += loaded
 		if rep != nil {
 			p.outcomes[rep.Outcome]++
 			p.outcomeOf[h] = rep.Outcome
