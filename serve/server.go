@@ -290,12 +290,12 @@ func (s *Server) reload(ctx context.Context) error {
 	if layer != nil {
 		read = layer
 	}
-	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read,
-		dataJSON: loadDataJSON(filepath.Join(s.public, "data", version), version)})
-	if old != nil && old.read != nil {
-		old.read.Release() // closed when its last request is done
+	// Once swapped in, a Close racing this reload may release the layer:
+	// this reload holds a reference of its own until it is done with it,
+	// and reads what the log line says of it first.
+	if read != nil && read.Acquire() {
+		defer read.Release()
 	}
-	s.reads.pruneHistory(read, s.now())
 	attrs := []any{"version", version, "files", len(files)}
 	if layer != nil {
 		attrs = append(attrs, "stores", layer.Stores(), "lookup_mb", layer.MemBytes()>>20, "load_ms", layer.LoadTime().Milliseconds(),
@@ -304,6 +304,12 @@ func (s *Server) reload(ctx context.Context) error {
 			attrs = append(attrs, "row_cache_error", err.Error())
 		}
 	}
+	old := s.snap.Swap(&snapshot{version: version, files: files, sha256: sums, read: read,
+		dataJSON: loadDataJSON(filepath.Join(s.public, "data", version), version)})
+	if old != nil && old.read != nil {
+		old.read.Release() // closed when its last request is done
+	}
+	s.reads.pruneHistory(read, s.now())
 	s.log.Info("snapshot loaded", attrs...)
 	return nil
 }
