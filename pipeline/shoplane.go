@@ -50,7 +50,8 @@ func runPublishFirst(ctx context.Context, o RunOptions, crawl, validate func() e
 
 // measureAgentPaths is the validate stage's agent paths (ValidateStage
 // with AgentPaths, shard 0) on their own: the same client, validator,
-// profile and signing key, the same files pushed and the same line on out.
+// profile and signing key, the same files pushed and the same line on out,
+// with the run's Concurrency.
 func measureAgentPaths(ctx context.Context, o RunOptions, out io.Writer) error {
 	client, v, err := o.Tools()
 	if err != nil {
@@ -67,7 +68,12 @@ func measureAgentPaths(ctx context.Context, o RunOptions, out io.Writer) error {
 		signed = " (UCP requests signed with key " + key.KeyID() + ")"
 	}
 	dir := RunDir(o.DataDir, o.RunID)
-	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.agentProfile(), AgentKey: key}); err != nil {
+	// As many stores at once as the crawl checks (one request at a time
+	// within a store, as always): a store that hangs until the timeouts
+	// then starts at once rather than after the stores before it, and it
+	// is what the first publish waits for.
+	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.agentProfile(), AgentKey: key,
+		Concurrency: o.Concurrency}); err != nil {
 		return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
 	}
 	if err := o.files().Push(ctx, o.RunID, leaderboard.AgentRunsDir); err != nil {
