@@ -7,7 +7,6 @@ import (
 	"io"
 	"time"
 
-	"svc/pipeline/httpsig"
 	"svc/pipeline/leaderboard"
 )
 
@@ -57,15 +56,9 @@ func measureAgentPaths(ctx context.Context, o RunOptions, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	// The key is read (or made) only when the UCP path runs: a run without
-	// a UCP validator signs nothing.
-	var key *httpsig.Key
-	signed := ""
-	if v != nil {
-		if key, err = leaderboard.LoadAgentKey(ctx, o.AgentKeyFile, o.state()); err != nil {
-			return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
-		}
-		signed = " (UCP requests signed with key " + key.KeyID() + ")"
+	key, signed, err := agentPathKey(ctx, v != nil, o.AgentKeyFile, o.state(), o.RunID)
+	if err != nil {
+		return err
 	}
 	dir := RunDir(o.DataDir, o.RunID)
 	// As many stores at once as the crawl checks (one request at a time

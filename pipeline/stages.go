@@ -257,15 +257,9 @@ func ValidateStage(ctx context.Context, o ValidateStageOptions) error {
 		fmt.Fprintf(o.ErrOut, "note: validate %s: the UCP path has no agent profile URL (give --base-url or --agent-profile, env SVC_AGENT_PROFILE): "+
 			"its requests name the placeholder %s, which serves no profile, so a store that fetches it refuses them\n", o.RunID, leaderboard.DefaultAgentProfile)
 	}
-	// The key is read (or made) only when the UCP path runs: a run without
-	// UCP schemas signs nothing.
-	var key *httpsig.Key
-	signed := ""
-	if v != nil {
-		if key, err = leaderboard.LoadAgentKey(ctx, o.AgentKeyFile, o.state()); err != nil {
-			return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
-		}
-		signed = " (UCP requests signed with key " + key.KeyID() + ")"
+	key, signed, err := agentPathKey(ctx, v != nil, o.AgentKeyFile, o.state(), o.RunID)
+	if err != nil {
+		return err
 	}
 	if err := MeasureAgentPaths(ctx, dir, AgentPathOptions{Client: client, UCP: v, AgentProfile: o.AgentProfile, AgentKey: key}); err != nil {
 		return fmt.Errorf("validate %s: agent paths: %w", o.RunID, err)
@@ -415,4 +409,18 @@ func (s Shard) label() string {
 		return ""
 	}
 	return " (shard " + s.String() + ")"
+}
+
+// agentPathKey is svc's signing key for the UCP path, read (or made) only
+// when the path runs (ucp: a run without a UCP validator signs nothing),
+// and the words the summary line says of it.
+func agentPathKey(ctx context.Context, ucp bool, keyFile, state, runID string) (*httpsig.Key, string, error) {
+	if !ucp {
+		return nil, "", nil
+	}
+	key, err := leaderboard.LoadAgentKey(ctx, keyFile, state)
+	if err != nil {
+		return nil, "", fmt.Errorf("validate %s: agent paths: %w", runID, err)
+	}
+	return key, " (UCP requests signed with key " + key.KeyID() + ")", nil
 }
