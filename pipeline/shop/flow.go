@@ -660,18 +660,17 @@ func productName(v view) string {
 // who is buying (log in, register, or check out as a guest, chosen by a
 // radio and a Continue button): it chooses guest checkout and continues.
 // It submits nothing; the next step is the checkout's address form.
-// tried reports that the page offered the choice.
-func (s *session) asGuest(f finder, v view) (tried bool, err error) {
+func (s *session) asGuest(f finder, v view) error {
 	radio, chosen, next, ok := f.guest(v)
 	if !ok {
-		return false, nil
+		return nil
 	}
 	if !chosen {
 		if err := s.use(radio, "choose guest checkout"); err != nil {
-			return true, err
+			return err
 		}
 	}
-	return true, s.use(next, "continue as a guest")
+	return s.use(next, "continue as a guest")
 }
 
 // toCheckout goes from a confirmed cart to the first checkout page: it
@@ -686,21 +685,28 @@ func (s *session) toCheckout(f finder) error {
 		if err != nil {
 			break
 		}
-		if !guestChosen && loginPage(v.st) {
-			if tried, err := s.asGuest(f, v); tried {
-				guestChosen = true
-				if errors.Is(err, errStop) {
-					return err
-				}
-				continue
+		offersGuest := func(v view) bool {
+			if guestChosen || !loginPage(v.st) {
+				return false
 			}
+			_, _, _, ok := f.guest(v)
+			return ok
 		}
-		if len(f.checkout(v)) == 0 {
+		if len(f.checkout(v)) == 0 && !offersGuest(v) {
 			// A cart drawer may still be opening (a theme opens it from
-			// a timer after the add): look again in a moment.
+			// a timer after the add), or a checkout's first step may
+			// still be on its way (OpenCart fetches it once the page is
+			// ready): look again in a moment.
 			if again, _, ok := s.lookAgain(f, v, "checkout"); ok {
 				v = again
 			}
+		}
+		if offersGuest(v) {
+			guestChosen = true
+			if err := s.asGuest(f, v); errors.Is(err, errStop) {
+				return err
+			}
+			continue
 		}
 		// A cart that asks the buyer to agree to its terms refuses a
 		// checkout until the box is ticked (or keeps the button

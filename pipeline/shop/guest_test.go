@@ -3,8 +3,10 @@ package shop
 import (
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 )
 
 // openCartShop follows OpenCart 3.0's checkout (catalog/view/theme/default/
@@ -20,7 +22,13 @@ import (
 // OpenCart; here the same requests are made with fetch. Registering, a
 // login and the guest form's own Continue (which saves the address and
 // goes on toward payment) are traps.
-func openCartShop() *realShop {
+//
+// OpenCart asks for step 1 from jQuery's document-ready handler; loginDelay
+// holds that request back a while longer, as a slow machine or a slow
+// theme script would, so that the step arrives after the checkout page has
+// first settled (the shopper sees the six empty steps, and only its second
+// look finds the choice).
+func openCartShop(loginDelay time.Duration) *realShop {
 	const checkoutPage = `<div id="checkout-checkout" class="container"><div class="row"><div id="content" class="col-sm-12">
 <h1>Checkout</h1>
 <div class="panel-group" id="accordion">
@@ -35,7 +43,7 @@ func openCartShop() *realShop {
 </div></div></div></div>
 <script>
 const option = document.querySelector('#collapse-checkout-option .panel-body');
-fetch('index.php?route=checkout/login').then(r => r.text()).then(html => {
+setTimeout(() => fetch('index.php?route=checkout/login').then(r => r.text()).then(html => {
   option.innerHTML = html;
   document.getElementById('button-account').addEventListener('click', () => {
     const account = document.querySelector('input[name=account]:checked').value;
@@ -47,7 +55,7 @@ fetch('index.php?route=checkout/login').then(r => r.text()).then(html => {
     });
   });
   document.getElementById('button-login').addEventListener('click', () => fetch('index.php?route=checkout/login/save', {method: 'POST'}));
-});
+}), LOGIN_DELAY);
 </script>`
 	const login = `<div class="row"><div class="col-sm-6"><h2>New Customer</h2><p>Checkout Options:</p>
 <div class="radio"><label><input type="radio" name="account" value="register" checked="checked"> Register Account</label></div>
@@ -85,7 +93,8 @@ fetch('index.php?route=checkout/login').then(r => r.text()).then(html => {
 				page("Trail Tent", `<p>$122.00</p><form method="post" action="/cart/add"><input type="hidden" name="id" value="tent"><button type="submit" id="button-cart">Add to Cart</button></form>`)
 			case r.URL.Path == "/index.php" && route == "checkout/checkout":
 				w.Header().Set("Content-Type", "text/html; charset=utf-8")
-				fmt.Fprint(w, `<!doctype html><html lang="en"><head><title>Checkout</title></head><body>`+checkoutPage+`</body></html>`)
+				fmt.Fprint(w, `<!doctype html><html lang="en"><head><title>Checkout</title></head><body>`+
+					strings.Replace(checkoutPage, "LOGIN_DELAY", strconv.Itoa(int(loginDelay.Milliseconds())), 1)+`</body></html>`)
 			case r.URL.Path == "/index.php" && route == "checkout/login":
 				fmt.Fprint(w, login)
 			case r.URL.Path == "/index.php" && route == "checkout/guest":
@@ -101,16 +110,24 @@ fetch('index.php?route=checkout/login').then(r => r.text()).then(html => {
 // Continue button), A, B and E choose guest checkout and continue, and
 // reach the checkout's address form; before, its password field read as a
 // login wall (added_to_cart, checkout_login_required). They never
-// register, log in or save the address (traps), and never type.
+// register, log in or save the address (traps), and never type. The
+// choice is made whether step 1 is there when the checkout page first
+// settles or arrives only later (a CI run on a loaded machine once saw the
+// empty steps first, looked again, found the choice and did not take it:
+// checkout_not_started).
 func TestShoppersCheckOutAsGuests(t *testing.T) {
-	for sh, rep := range runOnShop(t, openCartShop(), Semantic, Accessibility, Mobile) {
-		wantOutcome(t, sh, rep, CheckoutReached)
-		chose := false
-		for _, st := range rep.Log {
-			chose = chose || st.Note == "choose guest checkout"
-		}
-		if !chose {
-			t.Errorf("%s: no step chose guest checkout", sh)
-		}
+	for _, delay := range []time.Duration{0, 200 * time.Millisecond} {
+		t.Run(fmt.Sprintf("step1_after_%dms", delay.Milliseconds()), func(t *testing.T) {
+			for sh, rep := range runOnShop(t, openCartShop(delay), Semantic, Accessibility, Mobile) {
+				wantOutcome(t, sh, rep, CheckoutReached)
+				chose := false
+				for _, st := range rep.Log {
+					chose = chose || st.Note == "choose guest checkout"
+				}
+				if !chose {
+					t.Errorf("%s: no step chose guest checkout", sh)
+				}
+			}
+		})
 	}
 }
