@@ -65,7 +65,8 @@ type RunOptions struct {
 	// Now is the clock of the run's timestamps; default time.Now.
 	Now func() time.Time
 	// Concurrency bounds stores attempted at once; default 8. Within a
-	// store the requests go one at a time.
+	// store the requests go one at a time, and its homepage, when a path
+	// needs it, is read once for both paths.
 	Concurrency int
 	// Force measures again when the files exist; by default an existing
 	// run is kept, so a resumed pipeline run does not measure twice.
@@ -160,15 +161,16 @@ func RunAgentPaths(ctx context.Context, opts RunOptions) error {
 				return
 			}
 			origin := "https://" + st.Host
+			home := &homeReading{}
 			at := opts.Now().UTC().Truncate(time.Microsecond)
-			res, err := runOne(ctx, eng, opts, PathMCP, origin)
+			res, err := runOne(ctx, eng, opts, PathMCP, origin, home)
 			if err != nil {
 				return
 			}
 			mcpRes[i] = attempt{at: at, outcome: res.Outcome, reason: res.Reason, end: opts.Now()}
 			if doUCP {
 				at := opts.Now().UTC().Truncate(time.Microsecond)
-				res, err := runOne(ctx, eng, opts, PathUCP, origin)
+				res, err := runOne(ctx, eng, opts, PathUCP, origin, home)
 				if err != nil {
 					return
 				}

@@ -32,7 +32,7 @@ func RunPathLog(ctx context.Context, opts RunOptions, pathID, origin string) (Pa
 		return PathResult{}, fmt.Errorf("agent path: unknown path %q", pathID)
 	}
 	eng := check.New(check.Options{Client: opts.Client, UCP: opts.UCP, Now: opts.Now})
-	res, err := runOne(ctx, eng, opts, pathID, origin)
+	res, err := runOne(ctx, eng, opts, pathID, origin, &homeReading{})
 	if err != nil {
 		return PathResult{}, fmt.Errorf("agent path %s %s: %w", pathID, origin, err)
 	}
@@ -45,7 +45,12 @@ func RunPathLog(ctx context.Context, opts RunOptions, pathID, origin string) (Pa
 // path found nothing at the store to go on (no profile, no MCP endpoint)
 // is the homepage read, to say why: unreachable, behind a wall, or no shop
 // at all (parked, another brand) is then the outcome, as before.
-func runOne(ctx context.Context, eng *check.Engine, opts RunOptions, pathID, origin string) (PathResult, error) {
+//
+// home is the store's homepage as read for the other path, when it was:
+// RunAgentPaths runs both paths at a store one after the other and reads
+// its homepage once for both (a store that never answers costs its
+// timeout once for the homepage, not once per path).
+func runOne(ctx context.Context, eng *check.Engine, opts RunOptions, pathID, origin string, home *homeReading) (PathResult, error) {
 	var res PathResult
 	switch {
 	case pathID == PathMCP:
@@ -59,11 +64,11 @@ func runOne(ctx context.Context, eng *check.Engine, opts RunOptions, pathID, ori
 		res = ucpPath(ctx, opts, origin)
 	}
 	if res.nothing {
-		home, err := eng.CheckHome(ctx, origin)
+		h, err := home.read(ctx, eng, origin)
 		if err != nil {
 			return PathResult{}, err
 		}
-		if o, r, gated := gate(home); gated {
+		if o, r, gated := gate(h); gated {
 			res.Outcome, res.Reason = o, r
 			res.Log = append(res.Log, steplog.Step{Action: "homepage", URL: origin + "/", Note: r})
 		}
@@ -72,6 +77,27 @@ func runOne(ctx context.Context, eng *check.Engine, opts RunOptions, pathID, ori
 		res.Log[i].N = i + 1
 	}
 	return res, nil
+}
+
+// homeReading is a store's homepage, read at most once for the paths
+// run at that store one after the other (not safe for concurrent use).
+type homeReading struct {
+	home check.Home
+	done bool
+}
+
+// read returns the homepage, reading it the first time it is asked for;
+// a cancelled read is not kept.
+func (r *homeReading) read(ctx context.Context, eng *check.Engine, origin string) (check.Home, error) {
+	if r.done {
+		return r.home, nil
+	}
+	h, err := eng.CheckHome(ctx, origin)
+	if err != nil {
+		return check.Home{}, err
+	}
+	r.home, r.done = h, true
+	return h, nil
 }
 
 // mcpLog is the step log of a storefront MCP attempt: the calls made, each

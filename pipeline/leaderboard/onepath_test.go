@@ -4,9 +4,11 @@ import (
 	"encoding/json"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"svc/datasets/svc100"
+	"svc/pipeline/check"
 )
 
 // TestRunPathMatchesTheBoardRuns runs every SVC-100 store through RunPath,
@@ -106,5 +108,45 @@ func TestPathsDoNotNeedTheHomepage(t *testing.T) {
 		if len(res.Log) == 0 || res.Log[0].Action == "homepage" {
 			t.Errorf("%s: the path did not start at its endpoint: %+v", c.name, res.Log)
 		}
+	}
+}
+
+// TestBothPathsReadTheHomepageOnce: at a store that has neither a
+// storefront MCP endpoint nor a UCP profile, both paths explain their
+// outcome from the homepage, which RunAgentPaths reads once for both (a
+// store that never answers would otherwise cost its timeout twice); each
+// path's log still ends with the homepage step, and RunPath, which runs
+// one path alone, reads it itself.
+func TestBothPathsReadTheHomepageOnce(t *testing.T) {
+	var homes atomic.Int32
+	mux := http.NewServeMux()
+	mux.HandleFunc("/{$}", func(w http.ResponseWriter, r *http.Request) {
+		homes.Add(1)
+		http.Error(w, "down for maintenance", http.StatusServiceUnavailable)
+	})
+	sw := startSample(t, mux)
+	opts := sw.opts()
+	eng := check.New(check.Options{Client: opts.Client, UCP: opts.UCP})
+	home := &homeReading{}
+	for _, path := range []string{PathMCP, PathUCP} {
+		res, err := runOne(t.Context(), eng, opts, path, "https://ucp-sample.test", home)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Outcome != OutcomeError || !strings.HasPrefix(res.Reason, "unreachable_") {
+			t.Errorf("%s: %s [%s], want error [unreachable_*]", path, res.Outcome, res.Reason)
+		}
+		if n := len(res.Log); n == 0 || res.Log[n-1].Action != "homepage" {
+			t.Errorf("%s: the log does not end with the homepage: %+v", path, res.Log)
+		}
+	}
+	if n := homes.Load(); n != 1 {
+		t.Errorf("the homepage was requested %d times for the two paths, want once", n)
+	}
+	if _, _, err := RunPath(t.Context(), opts, PathUCP, "https://ucp-sample.test"); err != nil {
+		t.Fatal(err)
+	}
+	if n := homes.Load(); n != 2 {
+		t.Errorf("RunPath alone: the homepage was requested %d times in all, want 2", n)
 	}
 }
