@@ -315,6 +315,11 @@ func (c *Client) do(ctx context.Context, u *url.URL, r Request) (*Response, erro
 		redirects = append([]string{p.Response.Request.URL.Redacted()}, redirects...)
 		redirectCookies = append(append([]string(nil), p.Response.Header.Values("Set-Cookie")...), redirectCookies...)
 	}
+	if declaredOver(method, resp, c.opts.MaxBody) {
+		// The server says up front the body is over the cap: it would be
+		// read only to be thrown away, so it is not read at all.
+		return nil, fmt.Errorf("get %s: %w (%d bytes)", u.Redacted(), ErrTooLarge, c.opts.MaxBody)
+	}
 	b, err := io.ReadAll(io.LimitReader(resp.Body, c.opts.MaxBody+1))
 	if err != nil {
 		return nil, c.wrapErr(u, err, ctx)
@@ -333,6 +338,17 @@ func (c *Client) do(ctx context.Context, u *url.URL, r Request) (*Response, erro
 
 		RedirectSetCookies: redirectCookies,
 	}, nil
+}
+
+// declaredOver reports whether resp's Content-Length already puts its body
+// over max. A HEAD answer and a 204 or 304 carry no body whatever their
+// Content-Length says, and an absent length (-1, chunked) says nothing:
+// those bodies are read, up to the cap, as any other.
+func declaredOver(method string, resp *http.Response, max int64) bool {
+	if method == http.MethodHead || resp.StatusCode == http.StatusNoContent || resp.StatusCode == http.StatusNotModified {
+		return false
+	}
+	return resp.ContentLength > max
 }
 
 func (c *Client) wrapErr(u *url.URL, err error, ctx context.Context) error {

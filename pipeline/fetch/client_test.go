@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -288,6 +289,63 @@ func TestBodyCapAndTimeout(t *testing.T) {
 	}
 	if d := time.Since(start); d > 3*time.Second {
 		t.Errorf("timeout took %s", d)
+	}
+}
+
+// TestDeclaredOversizeIsNotRead checks that a body whose Content-Length is
+// over the cap is refused as ErrTooLarge without being read (the meter counts
+// no body byte and the server's write fails once the client hangs up), while
+// a HEAD answer announcing the same length is no error, and a body with no
+// Content-Length over the cap is still cut at the cap.
+func TestDeclaredOversizeIsNotRead(t *testing.T) {
+	const max = 64 << 10
+	wrote := make(chan int64, 1)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch r.URL.Path {
+		case "/declared":
+			w.Header().Set("Content-Length", strconv.Itoa(64*max))
+			if r.Method == http.MethodHead {
+				return
+			}
+			var n int64
+			chunk := make([]byte, 4096)
+			for n < 64*max {
+				m, err := w.Write(chunk)
+				n += int64(m)
+				if err != nil {
+					break
+				}
+			}
+			wrote <- n
+		case "/chunked":
+			for range 2 * max / 4096 {
+				w.Write(make([]byte, 4096))
+				w.(http.Flusher).Flush()
+			}
+		}
+	}))
+	defer ts.Close()
+	meter := &Meter{}
+	c, _ := New(Options{FixtureAddr: ts.Listener.Addr().String(), MaxBody: max, Meter: meter})
+	if _, err := c.Get(context.Background(), "http://shop.test/declared"); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("declared oversize: got %v, want ErrTooLarge", err)
+	}
+	if got := meter.BodyBytes(); got != 0 {
+		t.Errorf("declared oversize: %d body bytes read, want 0", got)
+	}
+	if n := <-wrote; n >= 64*max {
+		t.Errorf("the server wrote all %d bytes: the client read them", n)
+	}
+	resp, err := c.Do(context.Background(), Request{URL: "http://shop.test/declared", Method: http.MethodHead})
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Errorf("HEAD of a large page: %v, %v; want 200 and no error", resp, err)
+	}
+	before := meter.BodyBytes()
+	if _, err := c.Get(context.Background(), "http://shop.test/chunked"); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("chunked oversize: got %v, want ErrTooLarge", err)
+	}
+	if got := meter.BodyBytes() - before; got != max+1 {
+		t.Errorf("chunked oversize: %d body bytes read, want the cap and one (%d)", got, max+1)
 	}
 }
 
