@@ -47,7 +47,7 @@ type groupCounts struct {
 	Key                                              *string
 	Stores, Checked, Shops                           int64
 	UCPN, UCPValid, UCPServed, UCPDirectory          int64
-	UCPDirectoryN                                    int64
+	UCPDirectoryN, UCPUnvalidated                    int64
 	SMCPN, SMCP, CatalogN, Catalog                   int64
 	ProductN, Product, WebMCPN, WebMCP               int64
 	CWMMeasured, CWMMeasuredYes                      int64
@@ -63,7 +63,7 @@ type groupCounts struct {
 
 func (g *groupCounts) scanTargets() []any {
 	return []any{&g.Grp, &g.Key, &g.Stores, &g.Checked, &g.Shops,
-		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory, &g.UCPDirectoryN,
+		&g.UCPN, &g.UCPValid, &g.UCPServed, &g.UCPDirectory, &g.UCPDirectoryN, &g.UCPUnvalidated,
 		&g.SMCPN, &g.SMCP, &g.CatalogN, &g.Catalog,
 		&g.ProductN, &g.Product, &g.WebMCPN, &g.WebMCP,
 		&g.CWMMeasured, &g.CWMMeasuredYes, &g.CWMEvidence, &g.CWMInferred, &g.CWMUnknown, &g.CWMNotChkd,
@@ -82,10 +82,22 @@ func (g groupCounts) checkoutWebMCP() publish.CheckoutWebMCPCounts {
 		Unknown: share(g.CWMUnknown, n), NotChecked: g.CWMNotChkd}
 }
 
+// validUCP is the share of valid UCP profiles, or not measured (0 of 0, pct
+// null) while any profile read could not be validated: those are exactly
+// the profiles that broke no rule, so a share over the rest would count
+// only the invalid ones and read 0% however many are valid (a demo without
+// ../shared once published 0 of 54, Measured).
+func (g groupCounts) validUCP() publish.Share {
+	if g.UCPUnvalidated > 0 {
+		return share(0, 0)
+	}
+	return share(g.UCPValid, g.UCPN)
+}
+
 func (g groupCounts) adoption() publish.AdoptionCounts {
 	c := publish.AdoptionCounts{
 		Stores: g.Stores, Checked: g.Checked,
-		ValidUCP:         share(g.UCPValid, g.UCPN),
+		ValidUCP:         g.validUCP(),
 		UCPDirectory:     share(g.UCPDirectory, g.UCPDirectoryN),
 		AgentCatalogs:    share(g.SMCP, g.SMCPN),
 		CatalogAnswered:  share(g.Catalog, g.CatalogN),
@@ -157,7 +169,8 @@ const adoptionMethodology = "Counts from svc's weekly plain-HTTP checks of every
 	"Each share counts the stores where the signal was measured (n); a store where it could not be measured (blocked, " +
 	"unreachable, parked, a failed check) is left out, never counted as no. validUcp: the profile at /.well-known/ucp " +
 	"passes the UCP 2026-08-25 schema and every error-level rule (missing and invalid profiles count as no, unreadable " +
-	"ones are left out); ucpDirectoryCount: the directory's lighter count, a dated version and a dev.ucp.shopping " +
+	"ones are left out; not measured, pct null, while any profile read could not be validated for want of its schemas, " +
+	"since those are the ones that broke no rule); ucpDirectoryCount: the directory's lighter count, a dated version and a dev.ucp.shopping " +
 	"service, so a store can count there and still have warnings. agentCatalogs: the hosted platform's storefront " +
 	"MCP endpoint lists catalog tools. catalogAnswered: any catalog route answered (storefront MCP, /products.json, a " +
 	"Store API, or a headless platform's public GraphQL catalog: Vendure's, EverShop's). storefrontWebmcp: a WebMCP tool in the homepage server HTML (not a browser session). checkoutWebmcp: " +
@@ -226,7 +239,7 @@ func buildSeries(in *figureInputs) []publish.SeriesPoint {
 	all := in.all()
 	now := publish.SeriesPoint{
 		Date: in.run.Date, StoresChecked: all.Checked,
-		ValidUCP: share(all.UCPValid, all.UCPN), AgentCatalogs: share(all.SMCP, all.SMCPN),
+		ValidUCP: all.validUCP(), AgentCatalogs: share(all.SMCP, all.SMCPN),
 		StorefrontWebMCP: share(all.WebMCP, all.WebMCPN), CheckoutWebMCP: all.checkoutWebMCP(),
 		CheckoutLinks: share(all.Cart, all.CartN), AgentsCanBuy: share(all.Buy, all.BuyN),
 	}

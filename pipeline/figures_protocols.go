@@ -53,6 +53,17 @@ func notMeasured(basis string) publish.ProtocolStage {
 	return publish.ProtocolStage{Evidence: NotMeasured, Basis: basis}
 }
 
+// ucpValidate is the matrix's UCP validate stage: not measured while any
+// profile read could not be validated (groupCounts.validUCP says why).
+func ucpValidate(g groupCounts) publish.ProtocolStage {
+	basis := "The profile passes the UCP 2026-08-25 schema and every error-level rule."
+	if g.UCPUnvalidated > 0 {
+		return notMeasured(fmt.Sprintf("%s %d profiles read broke no rule but could not be validated (the run had no UCP schemas for them); "+
+			"a share over the rest would count only the invalid ones.", basis, g.UCPUnvalidated))
+	}
+	return measured(g.UCPValid, g.UCPN, basis)
+}
+
 // buildProtocols builds protocols.json.
 func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 	g := in.all()
@@ -75,8 +86,8 @@ func buildProtocols(in *figureInputs) publish.ProtocolMatrix {
 	}
 	rows := []publish.ProtocolRow{
 		{ID: "ucp", Stages: publish.ProtocolStages{
-			Declare:  measured(g.UCPServed, g.UCPN, "A UCP profile is served at /.well-known/ucp (valid or invalid), out of the stores where it could be read or was missing."),
-			Validate: measured(g.UCPValid, g.UCPN, "The profile passes the UCP 2026-08-25 schema and every error-level rule."),
+			Declare:  measured(g.UCPServed, g.UCPDirectoryN, "A UCP profile is served at /.well-known/ucp (valid, invalid or not validated), out of the stores where it could be read or was missing."),
+			Validate: ucpValidate(g),
 			Answer:   notMeasured("Whether a UCP endpoint answers is not counted apart: the UCP agent path's operations count under transact. " + noCheck),
 			Transact: measured(g.UCPLink, g.UCPLinkN, "The service's UCP agent path (method "+leaderboard.MethodVersion+", SVC-100 stores) "+
 				"created a checkout session over the store's REST or MCP binding, read it back and cancelled it; it never completes one "+

@@ -50,3 +50,32 @@ func TestDirectoryCountDenominator(t *testing.T) {
 		t.Errorf("validUcp n = %d, want 54 (unvalidated profiles left out)", a.ValidUCP.N)
 	}
 }
+
+// TestValidUCPNotMeasuredWhileUnvalidated: a profile left unvalidated (no
+// schemas) is one that broke no rule, so a share over the others counts
+// only invalid ones: a demo run from a clone without ../shared published
+// validUcp 0 of 54 and the matrix's validate stage 0% "Measured". While any
+// profile is unvalidated both are not measured, and the declare stage still
+// counts the unvalidated profiles as served.
+func TestValidUCPNotMeasuredWhileUnvalidated(t *testing.T) {
+	g := groupCounts{Grp: "all", Stores: 200, Checked: 200, UCPN: 54, UCPValid: 0, UCPServed: 155, UCPDirectoryN: 184, UCPUnvalidated: 130}
+	if a := g.adoption(); a.ValidUCP.Pct != nil || a.ValidUCP.N != 0 {
+		t.Errorf("validUcp = %+v, want not measured (0 of 0, pct null)", a.ValidUCP)
+	}
+	in := &figureInputs{run: RunInfo{ID: "r", Date: "2026-12-02"}, groups: []groupCounts{g}}
+	ucp := buildProtocols(in).Rows[0]
+	if v := ucp.Stages.Validate; v.Evidence != NotMeasured || v.Percentage != nil || !strings.Contains(v.Basis, "130 profiles") {
+		t.Errorf("validate stage = %+v, want Not measured naming the 130 unvalidated profiles", v)
+	}
+	if d := ucp.Stages.Declare; d.N == nil || *d.N != 184 || *d.Count != 155 {
+		t.Errorf("declare stage = %+v, want 155 of 184", d)
+	}
+	g.UCPUnvalidated, g.UCPValid = 0, 20
+	if a := g.adoption(); a.ValidUCP.Pct == nil || a.ValidUCP.Count != 20 || a.ValidUCP.N != 54 {
+		t.Errorf("validUcp with every profile validated = %+v, want 20 of 54", a.ValidUCP)
+	}
+	in.groups = []groupCounts{g}
+	if v := buildProtocols(in).Rows[0].Stages.Validate; v.Evidence != Measured || *v.Count != 20 || *v.N != 54 {
+		t.Errorf("validate stage with every profile validated = %+v, want 20 of 54 Measured", v)
+	}
+}

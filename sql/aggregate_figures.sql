@@ -25,11 +25,14 @@ SELECT
     count(platform) AS shops,
     count(ucp_ok) AS ucp_n,
     count(*) FILTER (WHERE ucp_ok) AS ucp_yes,
-    count(*) FILTER (WHERE ucp_status IN ('valid', 'invalid')) AS ucp_served,
+    count(*) FILTER (WHERE ucp_status IN ('valid', 'invalid', 'unvalidated')) AS ucp_served,
     count(*) FILTER (WHERE ucp_counts_in_directory) AS ucp_directory,
     -- The directory's count is judged wherever a profile was read or is
     -- known missing, schemas or not (unvalidated counts here, not in ucp_n).
     count(*) FILTER (WHERE ucp_status IN ('valid', 'invalid', 'missing', 'unvalidated')) AS ucp_directory_n,
+    -- Profiles read that broke no rule but could not be validated (the run
+    -- had no schemas for them): while any is left, validUcp is not measured.
+    count(*) FILTER (WHERE ucp_status = 'unvalidated') AS ucp_unvalidated,
     count(storefront_mcp) AS smcp_n,
     count(*) FILTER (WHERE storefront_mcp) AS smcp,
     count(catalog_answered) AS catalog_n,
