@@ -3,6 +3,8 @@ package shop
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
+	"io"
 	"net/url"
 	"strings"
 
@@ -147,3 +149,48 @@ func StepURL(raw string, checkout bool) string {
 
 // Origin is scheme://host of a URL.
 func Origin(u *url.URL) string { return u.Scheme + "://" + u.Host }
+
+// WriteText writes the report as `svc shop` prints it for a person: the
+// outcome, each step, the refusals and the screenshot's hash.
+func (r *Report) WriteText(w io.Writer) {
+	row := func(k, v string) { fmt.Fprintf(w, "%-10s %s\n", k, v) }
+	row("store", r.Store)
+	row("shopper", string(r.Shopper))
+	row("outcome", r.Outcome+" ("+r.Reason+")")
+	row("steps", fmt.Sprintf("%d in %.1f s", r.Steps, r.Seconds))
+	if r.Browser != "" {
+		row("browser", r.Browser)
+	}
+	for _, s := range r.Log {
+		what := s.Action
+		if s.Role != "" || s.Name != "" {
+			what += " " + strings.TrimSpace(s.Role+" "+fmt.Sprintf("%q", s.Name))
+		}
+		fmt.Fprintf(w, "  %2d. %s", s.N, what)
+		// A protocol operation: its HTTP status, JSON-RPC outcome and
+		// protocol codes.
+		if s.Status != 0 {
+			fmt.Fprintf(w, " [HTTP %d]", s.Status)
+		}
+		if s.RPC != "" {
+			fmt.Fprintf(w, " [%s]", s.RPC)
+		}
+		if len(s.Codes) > 0 {
+			fmt.Fprintf(w, " [%s]", strings.Join(s.Codes, ", "))
+		}
+		if s.Note != "" {
+			fmt.Fprintf(w, " — %s", s.Note)
+		}
+		if s.URL != "" {
+			fmt.Fprintf(w, "\n      %s", s.URL)
+		}
+		fmt.Fprintln(w)
+	}
+	for _, f := range r.Refused {
+		row("refused", fmt.Sprintf("%s %s ×%d", f.Host, f.Code, f.Count))
+	}
+	if r.Screenshot != nil {
+		row("screenshot", fmt.Sprintf("sha256 %s (%d bytes)", r.Screenshot.SHA256, r.Screenshot.Bytes))
+	}
+	row("payment", "never: the run stopped before payment")
+}
