@@ -342,7 +342,8 @@ func demoSchemas(ctx context.Context, o *demoOptions) bool {
 	}
 	o.ucpFlags.offline = true
 	fmt.Fprintf(w, "note: no UCP schemas: no --ucp-schema-dir, and %s. A profile that breaks no rule is reported as "+
-		"unvalidated (valid: null), neither valid nor invalid, and the known answers below expect exactly that. "+
+		"unvalidated (valid: null), neither valid nor invalid, the share of valid profiles is not measured, and the known "+
+		"answers below expect exactly that. "+
 		"Give --ucp-schema-dir (for example ../shared/ucp/schema) or run online to validate profiles in full.\n", why)
 	return false
 }
