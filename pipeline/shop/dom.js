@@ -138,6 +138,13 @@
       if (el.labels && el.labels.length) return clip(el.labels[0].textContent);
       return clip(el.getAttribute('name'));
     }
+    // A button named by a <label for> (a Radix radio's value: <button
+    // role="radio" id="5"> beside <label for="5">13 inch</label>): HTML-AAM
+    // names a button by its label before its content.
+    if (tag === 'button' && el.labels && el.labels.length) {
+      const l = clip(el.labels[0].textContent);
+      if (l) return l;
+    }
     let t = clip(el.innerText || el.textContent);
     if (!t && el.shadowRoot) t = clip(el.shadowRoot.textContent);
     if (t) return t;
@@ -283,11 +290,18 @@
     } else if (box.tagName === 'FIELDSET' && box.querySelector(':scope > legend')) {
       name = box.querySelector(':scope > legend').textContent;
     } else {
-      const prev = box.previousElementSibling;
-      name = ariaName(box) || (prev && prev.childElementCount <= 2 && /^(LABEL|DT|H[2-6]|P|SPAN|DIV|LEGEND)$/.test(prev.tagName) ? prev.textContent : '');
+      name = ariaName(box) || textBefore(box);
     }
     name = clip(name, 80);
     return name && name.length <= 40 && OPTION_NAME.test(name) ? name : '';
+  }
+
+  // textBefore is the short label or heading just before box, which
+  // names what the box holds to a sighted reader ("Size" above its
+  // buttons, "screen size" above a radio group it is not tied to).
+  function textBefore(box) {
+    const prev = box.previousElementSibling;
+    return prev && prev.childElementCount <= 2 && /^(LABEL|DT|H[2-6]|P|SPAN|DIV|LEGEND)$/.test(prev.tagName) ? prev.textContent : '';
   }
 
   function item(el) {
@@ -323,7 +337,8 @@
       if (g) {
         const legend = g.querySelector && g.querySelector('legend');
         it.type = 'radio';
-        it.group = clip(ariaName(g) || (legend && legend.textContent) || hint(g), 80);
+        const before = clip(textBefore(g), 80);
+        it.group = clip(ariaName(g) || (legend && legend.textContent) || (before.length <= 40 ? before : '') || hint(g), 80);
         it.checked = ariaChecked === 'true' || ariaPressed === 'true' || (option && el.getAttribute('aria-selected') === 'true');
         // A swatch marked unavailable by attribute or class only.
         it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');

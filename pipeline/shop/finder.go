@@ -158,6 +158,26 @@ func (c control) key() string {
 	return fmt.Sprintf("%d/%d/%s/%s/%s", c.item.Ref, c.item.backend, c.role, c.name, c.item.Href)
 }
 
+// awaitsChoice reports a page whose add waits on a choice: a visible,
+// disabled button that asks for one ("Select Options", as Vendure's and
+// WooCommerce's variable products read until every option is chosen) or
+// that adds. Its radio groups are then the product's options whatever
+// they are called ("RAM" names no option word), as a person reads them.
+func awaitsChoice(v view) bool {
+	for _, it := range v.items {
+		if !it.Disabled || !it.Visible || it.Region == "nav" || it.Region == "footer" {
+			continue
+		}
+		if it.Tag != "button" && it.Role != "button" {
+			continue
+		}
+		if n := label(it); rePick.MatchString(n) && strings.TrimSpace(n) != "" || addWords(n) {
+			return true
+		}
+	}
+	return false
+}
+
 func label(it Item) string {
 	for _, s := range []string{it.Name, it.Aria, it.Text, it.Value, it.Title} {
 		if strings.TrimSpace(s) != "" {

@@ -206,8 +206,9 @@ func (axFinder) variant(v view, tried func(control) bool) (control, *Option, boo
 			checked[it.Group] = true
 		}
 	}
+	waits := awaitsChoice(v)
 	for _, it := range v.items {
-		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) || reSoldOut.MatchString(it.Name) || tried(axCtl(it)) {
+		if !choice(it) || it.Group == "" || checked[it.Group] || it.Disabled || !reVariant.MatchString(it.Group) && !waits || reSoldOut.MatchString(it.Name) || tried(axCtl(it)) {
 			continue
 		}
 		return axCtl(it), nil, true

@@ -160,6 +160,16 @@ func axItems(nodes []*accessibility.Node) (its []Item, consentFrames []cdp.Backe
 		if it.Card {
 			it.Priced = priced(n)
 		}
+		if role == "radio" && it.Group == "" {
+			// A radio group no label names (Radix's, beside a <label>
+			// not tied to it): named by the text just before it.
+			for p := byID[n.ParentID]; p != nil; p = byID[p.ParentID] {
+				if axString(p.Role) == "radiogroup" {
+					it.Group = axTextBefore(p, byID)
+					break
+				}
+			}
+		}
 		if role == "button" && it.Type == "" {
 			if g := axListOption(n, byID); g != "" {
 				// A plain button among its option's values: chosen
@@ -237,22 +247,33 @@ func axListOption(n *accessibility.Node, byID map[accessibility.NodeID]*accessib
 			return ""
 		}
 	}
-	// The text just before the list, within the list's parent.
-	parent := byID[list.ParentID]
+	if prev := axTextBefore(list, byID); reVariant.MatchString(prev) {
+		return prev
+	}
+	return ""
+}
+
+// axTextBefore is the short text just before the node box within its
+// parent (over parents that hold nothing else), as a screen reader reads
+// it before reaching the box: "Size" above its buttons, "screen size"
+// above a radio group no label is tied to. "" when there is none or it
+// is longer than a label (40 bytes).
+func axTextBefore(box *accessibility.Node, byID map[accessibility.NodeID]*accessibility.Node) string {
+	parent := byID[box.ParentID]
 	for parent != nil && len(parent.ChildIDs) < 2 && byID[parent.ParentID] != nil {
-		list, parent = parent, byID[parent.ParentID]
+		box, parent = parent, byID[parent.ParentID]
 	}
 	if parent == nil {
 		return ""
 	}
 	prev := ""
 	for _, k := range parent.ChildIDs {
-		if k == list.NodeID {
+		if k == box.NodeID {
 			break
 		}
 		prev = strings.TrimSpace(axText(byID[k], byID))
 	}
-	if prev == "" || len(prev) > 40 || !reVariant.MatchString(prev) {
+	if len(prev) > 40 {
 		return ""
 	}
 	return prev

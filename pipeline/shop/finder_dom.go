@@ -290,12 +290,13 @@ func (domFinder) variant(v view, tried func(control) bool) (control, *Option, bo
 			checked[it.Group] = true
 		}
 	}
+	waits := awaitsChoice(v)
 	for _, it := range v.items {
 		radio := it.Type == "radio" || it.Type == "label-radio"
 		if !radio || it.Group == "" || checked[it.Group] || it.Disabled || Forbidden(it) != "" || reSoldOut.MatchString(label(it)) {
 			continue
 		}
-		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) || tried(ctl(it)) {
+		if !reVariant.MatchString(it.Group) && !cartForm(it.Form) && !waits || tried(ctl(it)) {
 			continue
 		}
 		return ctl(it), nil, true
