@@ -23,30 +23,8 @@ func (s *session) buy(f finder) error {
 	// is chosen once: its buttons never read as checked.
 	made := map[string]bool{}
 	tried := func(c control) bool { return chosen[c.key()] || c.item.Stateless && made[c.item.Group] }
-	for i := 0; i < 6; i++ {
-		v, err := f.look(s)
-		if err != nil {
-			return errNoAdd
-		}
-		c, opt, ok := f.variant(v, tried)
-		if !ok {
-			break
-		}
-		chosen[c.key()] = true
-		if opt != nil {
-			err = s.pick(c, *opt)
-		} else {
-			err = s.use(c, "choose the first available option")
-		}
-		if errors.Is(err, errStop) {
-			return err
-		}
-		if err != nil {
-			break
-		}
-		if c.item.Stateless {
-			made[c.item.Group] = true
-		}
+	if err := s.chooseOptions(f, chosen, made, tried); err != nil {
+		return err
 	}
 	v, err := f.look(s)
 	if err != nil {
@@ -56,6 +34,17 @@ func (s *session) buy(f finder) error {
 	if !ok {
 		var how string
 		if v, how, ok = s.lookAgain(f, v, "add"); ok {
+			if _, _, choose := f.variant(v, tried); choose {
+				// The product drew its options late (a single-page
+				// storefront's route after its loading state): choose
+				// them now.
+				if err := s.chooseOptions(f, chosen, made, tried); err != nil {
+					return err
+				}
+				if v, err = f.look(s); err != nil {
+					return errNoAdd
+				}
+			}
 			if c, ok, soldOut = f.add(v); ok {
 				s.recordState(v.st, "inspect", "", "", lateNote("an add control", how))
 			}
@@ -112,6 +101,39 @@ func (s *session) buy(f finder) error {
 	}
 	s.record("inspect", "", "", "the add was not confirmed by the page or the cart")
 	return errNoAdd
+}
+
+// chooseOptions chooses the first available value of each of the
+// product's options on the page, at most six choices; tried says which
+// were made. Only errStop is returned: an option it could not choose
+// leaves the add to say whether it mattered.
+func (s *session) chooseOptions(f finder, chosen, made map[string]bool, tried func(control) bool) error {
+	for i := 0; i < 6; i++ {
+		v, err := f.look(s)
+		if err != nil {
+			return nil
+		}
+		c, opt, ok := f.variant(v, tried)
+		if !ok {
+			return nil
+		}
+		chosen[c.key()] = true
+		if opt != nil {
+			err = s.pick(c, *opt)
+		} else {
+			err = s.use(c, "choose the first available option")
+		}
+		if errors.Is(err, errStop) {
+			return err
+		}
+		if err != nil {
+			return nil
+		}
+		if c.item.Stateless {
+			made[c.item.Group] = true
+		}
+	}
+	return nil
 }
 
 // addPatience is how long a shopper waits for a sign that an add worked

@@ -241,19 +241,23 @@ type renderedFinder interface {
 // it: it scrolls down through any controls veiled below the fold, or
 // else glances down a tall page (see reveal), waits out the rest of
 // patience, and reads the page again. A store's pages share their
-// templates, so a second product page that lacks its button lacks it for
-// good. how says what the second look did ("after waiting 300 ms", "when
+// templates, so a second page that lacks what the first lacked lacks it
+// for good, but for the add and checkout controls, each page is waited
+// on once: a single-page storefront's route may show its loading state
+// (Vendure's Next.js storefront: header and footer, nothing between)
+// when a busy machine's page first looks settled. how says what the second look did ("after waiting 300 ms", "when
 // scrolled to", "after scrolling down the page and waiting 300 ms"); ok
 // is false when it did not look or could not read. A page that has
 // rendered what was looked for where the finder cannot see it (B and an
 // icon-only button: renderedFinder) is not waited on.
 func (s *session) lookAgain(f finder, v view, what string) (again view, how string, ok bool) {
 	key := what
-	if what == "checkout" {
+	if what == "checkout" || what == "add" {
 		// The checkout control is looked for on pages of different
 		// templates (the product page after the add, then the cart page,
 		// which a single-page storefront renders after its route's data
-		// arrives): each is waited on once.
+		// arrives), and the add on each product page: each is waited on
+		// once.
 		if u, err := url.Parse(v.st.URL); err == nil {
 			key += " " + pageKey(u)
 		}
