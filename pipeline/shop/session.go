@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/chromedp/cdproto/cdp"
 
@@ -151,6 +152,16 @@ func (s *session) act(it Item, role, name, why string) error {
 		}
 		return errGone
 	}
+	// A link to another page: the page's address and key before the
+	// click, to tell a click that has changed nothing yet.
+	var before, key string
+	if away := linkAway(*fresh); away != "" {
+		if st, err := s.state(); err == nil && sansFragment(st.URL) != away {
+			if k, err := s.page.Key(ctx); err == nil {
+				before, key = st.URL, k
+			}
+		}
+	}
 	s.forget()
 	docs := len(s.page.Documents())
 	_ = s.page.TakeOpened(ctx) // what the page opened before the click is not the click's
@@ -164,13 +175,19 @@ func (s *session) act(it Item, role, name, why string) error {
 	done = phase("settle after a click")
 	_ = s.settle(ctx)
 	done()
+	opened := s.page.TakeOpened(ctx)
+	if before != "" && opened == "" {
+		if k, err := s.page.Key(ctx); err == nil && k == key {
+			s.awaitLink(ctx, before)
+		}
+	}
 	st, _ := s.state()
 	// A click that opened a new tab or window (a link with a target,
 	// window.open) and left this tab where it was: the shopper follows the
 	// address in its own tab, as the link it would be, judged by the guard
 	// first; never to another brand's site (a pop-under advertisement).
 	note, follow := why, ""
-	if u := s.page.TakeOpened(ctx); len(s.page.Documents()) == docs {
+	if u := opened; len(s.page.Documents()) == docs {
 		switch pu := webURL(u); {
 		case pu == nil:
 		case s.sameBrand(pu):
@@ -187,6 +204,56 @@ func (s *session) act(it Item, role, name, why string) error {
 		return s.refuse(role, name, r)
 	}
 	return s.open(follow, "follow the new tab in this one")
+}
+
+// linkPatience is how long a click on a link to another page waits for
+// the address to change once the page has settled: a storefront's router
+// (Next.js's Link, as Vendure's storefront uses it) may change it only
+// when its transition renders, after the settle's quiet window when the
+// machine is busy, and a person who clicks a link waits for the page to
+// change before deciding it did nothing.
+const linkPatience = 2 * time.Second
+
+// linkAway is the address, without its fragment, of a link to a web page;
+// "" for anything else.
+func linkAway(it Item) string {
+	if it.Tag != "a" || webURL(it.Href) == nil {
+		return ""
+	}
+	return sansFragment(it.Href)
+}
+
+// sansFragment is an address without its fragment.
+func sansFragment(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return raw
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
+}
+
+// awaitLink waits, for at most linkPatience, for the page's address to
+// leave before (a link was clicked and the page settled where it was, its
+// document and DOM unchanged: a link that opened a drawer instead has
+// changed the DOM, and is not waited on), then for the page to settle
+// again.
+func (s *session) awaitLink(ctx context.Context, before string) {
+	defer phase("await a link's navigation")()
+	deadline := time.Now().Add(linkPatience)
+	for time.Now().Before(deadline) {
+		var href string
+		if err := s.page.Eval(ctx, "location.href", &href); err != nil || href != before {
+			break
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+	s.forget()
+	_ = s.settle(ctx)
 }
 
 // webURL parses an http or https address; nil for anything else
