@@ -269,7 +269,10 @@ func TestShopStageBrowserLost(t *testing.T) {
 			if oldPID <= 0 {
 				t.Fatal("the browser's process id is not known")
 			}
-			hosts := []string{"svcshop-form.test", "svcshop-icon.test", "hold.test", "svcshop-wall.test"}
+			// Two workers: when hold.test is held, the run beside it may
+			// have started already; the last one starts after the fault,
+			// in a new browser.
+			hosts := []string{"svcshop-form.test", "svcshop-icon.test", "hold.test", "svcshop-wall.test", "svcshop-soldout.test"}
 			o, runs := faultStage(t, b, hosts, func(string) time.Duration { return 45 * time.Second })
 			stageErr := make(chan error, 1)
 			go func() { stageErr <- ShopStage(context.Background(), o) }()
