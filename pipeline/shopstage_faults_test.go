@@ -68,6 +68,19 @@ func newFaultWorld(t *testing.T) *faultWorld {
 			case <-time.After(20 * time.Second):
 			}
 			fmt.Fprint(rw, `<!doctype html><title>Held</title><h1>Held</h1>`)
+		case "heldimg.test":
+			// A page drawn at once whose image is held as hold.test's
+			// page is: the tab's renderer is up, the run waiting.
+			if r.URL.Path != "/" {
+				w.held <- struct{}{}
+				select {
+				case <-w.release:
+				case <-r.Context().Done():
+				case <-time.After(20 * time.Second):
+				}
+				return
+			}
+			fmt.Fprint(rw, `<!doctype html><title>Held image</title><h1>Held image</h1><img src="/held.png" alt=""><a href="/p/1">A product</a>`)
 		case "busy.test":
 			// A script that never yields: the renderer answers nothing.
 			fmt.Fprint(rw, `<!doctype html><title>Busy</title><h1>Busy</h1><a href="/p/1">A product</a><script>while (true) {}</script>`)
@@ -358,6 +371,95 @@ func TestShopStageBrowserLost(t *testing.T) {
 				t.Errorf("the lost browser's profile %s is still there (%v)", oldProfile, err)
 			}
 		})
+	}
+}
+
+// TestShopStageRendererKilled kills (SIGKILL) the renderers of the
+// stage's Chromium while a run is in flight (its page drawn, an image
+// held), as the kernel's out-of-memory killer picks a renderer, the
+// largest process, first: the browser process lives on. The run in flight
+// ends within moments as error page_crashed, not at its bound; the runs
+// finished before are kept; the stage completes, the runs after it
+// getting their true outcomes in the same browser (no restart).
+func TestShopStageRendererKilled(t *testing.T) {
+	w := newFaultWorld(t)
+	b := startFaultBrowser(t, w, 2*time.Second)
+	pid := b.PID()
+	if pid <= 0 {
+		t.Fatal("the browser's process id is not known")
+	}
+	hosts := []string{"svcshop-form.test", "svcshop-icon.test", "heldimg.test", "svcshop-wall.test"}
+	o, runs := faultStage(t, b, hosts, func(string) time.Duration { return 45 * time.Second })
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- ShopStage(context.Background(), o) }()
+	select {
+	case <-w.held:
+	case err := <-stageErr:
+		t.Fatalf("the stage ended before heldimg.test's image was asked for: %v", err)
+	case <-time.After(60 * time.Second):
+		t.Fatal("heldimg.test's image was not asked for within 60 s")
+	}
+	before := journalOutcomes(t, o)
+	faultAt := time.Now()
+	var killed []int
+	for _, p := range proctree.Descendants(pid, 0) {
+		cl, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
+		if err == nil && bytes.Contains(cl, []byte("--type=renderer")) {
+			if syscall.Kill(p, syscall.SIGKILL) == nil {
+				killed = append(killed, p)
+			}
+		}
+	}
+	if len(killed) == 0 {
+		t.Fatal("no renderer process of the browser was found to kill")
+	}
+	t.Logf("killed %d renderers", len(killed))
+	var err error
+	select {
+	case err = <-stageErr:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the stage did not complete within 90 s of the fault")
+	}
+	w.unhold()
+	if err != nil {
+		t.Fatalf("stage: %v", err)
+	}
+	final := journalOutcomes(t, o)
+	if len(final) != len(hosts) {
+		t.Fatalf("journal holds %d runs, want %d: %v", len(final), len(hosts), final)
+	}
+	for h, r := range before {
+		if g := final[h]; g.At != r.At || g.Report.Outcome != r.Report.Outcome {
+			t.Errorf("%s, finished before the fault: %s %s, now %s %s", h, r.Report.Outcome, r.Report.Reason, g.Report.Outcome, g.Report.Reason)
+		}
+	}
+	truth := truthA()
+	for _, r := range runs() {
+		rec := final[r.host].Report
+		switch {
+		case r.host == "heldimg.test":
+			if rec.Outcome != shop.Error || rec.Reason != "page_crashed" {
+				t.Errorf("heldimg.test (in flight): %s %s, want error page_crashed", rec.Outcome, rec.Reason)
+			}
+			if d := r.end.Sub(faultAt); d > 5*time.Second {
+				t.Errorf("heldimg.test ended %s after the fault, want within 5 s", d.Round(time.Millisecond))
+			}
+			t.Logf("heldimg.test: %s %s, %s after the fault", rec.Outcome, rec.Reason, r.end.Sub(faultAt).Round(time.Millisecond))
+		case r.end.Before(faultAt), r.start.After(faultAt):
+			if rec.Outcome != truth[r.host] {
+				t.Errorf("%s (not in flight at the fault): %s %s, truth %s", r.host, rec.Outcome, rec.Reason, truth[r.host])
+			}
+		default:
+			if rec.Outcome != truth[r.host] && (rec.Outcome != shop.Error || rec.Reason != "page_crashed") {
+				t.Errorf("%s (in flight at the fault): %s %s, want %s or error page_crashed", r.host, rec.Outcome, rec.Reason, truth[r.host])
+			}
+		}
+	}
+	if len(before) == 0 {
+		t.Error("no run had finished before the fault: the test proves nothing about keeping them")
+	}
+	if b.Restarts() != 0 || b.PID() != pid {
+		t.Errorf("after a renderer's loss: %d restarts, pid %d (was %d); the browser lived and should serve on", b.Restarts(), b.PID(), pid)
 	}
 }
 

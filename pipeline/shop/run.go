@@ -169,6 +169,15 @@ func runBrowser(ctx context.Context, opts Options, shopper Shopper, u *url.URL, 
 		s.gatherRefusals()
 		return nil
 	}
+	if page.Crashed() {
+		// The tab's renderer died mid-run while the browser lived on
+		// (the out-of-memory killer takes a renderer first): as for a
+		// lost browser, no finding and no retry; the next run opens a
+		// tab with a new renderer in the same browser.
+		rep.Outcome, rep.Reason = Error, "page_crashed"
+		s.gatherRefusals()
+		return nil
+	}
 	if gateErr != nil {
 		s.finish()
 		return gateErr

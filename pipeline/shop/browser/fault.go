@@ -1,7 +1,7 @@
 // Faults of the Chromium process: a process that dies or freezes is
 // noticed by a watchdog, killed with everything it started, and replaced
-// at the next NewPage; a page says whether it was lost with its process,
-// and whether it is stuck (a script that never yields) or still busy.
+// at the next NewPage; a page says whether it was lost with its process or
+// its renderer alone, and whether it is stuck (a script that never yields) or still busy.
 
 package browser
 
@@ -190,6 +190,16 @@ func (b *Browser) Restarts() int {
 // ErrUnresponsive), or nil while it runs and after a Close. Whatever the
 // page's run read since is not to be trusted as an outcome.
 func (p *Page) Lost() error { return p.proc.lostErr() }
+
+// Crashed reports whether the tab's renderer died (Inspector.targetCrashed:
+// killed, out of memory, crashed) while the browser process lived on. The
+// tab is then closed: every call on the page fails at once, and whatever
+// the page's run read before is not to be trusted as an outcome.
+func (p *Page) Crashed() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.crashed
+}
 
 // Unresponsive reports whether the page's event loop stays held for d:
 // a timer of 0 ms set in the shopper's world (the page's main world

@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/cdproto/cdp"
 	cdpfetch "github.com/chromedp/cdproto/fetch"
+	"github.com/chromedp/cdproto/inspector"
 	"github.com/chromedp/cdproto/network"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
@@ -115,6 +116,17 @@ func (p *Page) watch(ev any) {
 			default:
 			}
 		}
+	case *inspector.EventTargetCrashed:
+		// The tab's renderer is gone (the kernel's out-of-memory killer
+		// took it, or it crashed) while the browser lives on: nothing
+		// sent to the tab is answered again, so it is closed at once and
+		// every call on it fails rather than waits out the run's bound.
+		// Closing disposes its browser context. Not from this goroutine,
+		// which delivers the target's events.
+		p.mu.Lock()
+		p.crashed = true
+		p.mu.Unlock()
+		go p.cancel()
 	case *page.EventWindowOpen:
 		// The new tab itself loads nothing: its requests are not
 		// intercepted and meet the refusing proxy. TakeOpened hands the

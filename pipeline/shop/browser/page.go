@@ -126,6 +126,7 @@ type Page struct {
 	frames   frameWorlds // the isolated worlds of child frames
 	served   int
 	loading  bool // the main frame is loading a document
+	crashed  bool // the tab's renderer died (Crashed)
 	// loaded is when the main frame last stopped loading: while activity
 	// is still that moment, nothing has happened since.
 	loaded time.Time
@@ -176,21 +177,40 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	}
 	tctx, cancel := chromedp.NewContext(pr.ctx, chromedp.WithNewBrowserContext())
 	p := &Page{b: b, proc: pr, opts: opts, ctx: tctx, cancel: cancel, client: client, activity: time.Now(), kick: make(chan struct{}, 1)}
-	fail := func(err error) (*Page, error) {
-		cancel()
-		return nil, fmt.Errorf("new page: %w", err)
-	}
-	if err := chromedp.Do(tctx); err != nil {
-		return fail(err)
-	}
-	// Stop the tab when the caller's context ends.
+	// Stop the tab when the caller's context ends, or when it has not
+	// opened within openTimeout: a tab whose renderer dies while it opens
+	// never answers the calls that set it up.
+	opened := make(chan struct{})
 	go func() {
+		timer := time.NewTimer(openTimeout)
+		defer timer.Stop()
+		select {
+		case <-opened:
+		case <-timer.C:
+			cancel()
+			return
+		case <-ctx.Done():
+			cancel()
+			return
+		case <-tctx.Done():
+			return
+		}
 		select {
 		case <-ctx.Done():
 			cancel()
 		case <-tctx.Done():
 		}
 	}()
+	fail := func(err error) (*Page, error) {
+		cancel()
+		if ctx.Err() == nil && tctx.Err() != nil && !p.Crashed() && pr.lostErr() == nil {
+			err = fmt.Errorf("the tab did not open within %s: %w", openTimeout, err)
+		}
+		return nil, fmt.Errorf("new page: %w", err)
+	}
+	if err := chromedp.Do(tctx); err != nil {
+		return fail(err)
+	}
 	tree, err := chromedp.Call(tctx, page.GetFrameTree, struct{}{})
 	if err != nil {
 		return fail(err)
@@ -243,8 +263,15 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 			return fail(err)
 		}
 	}
+	close(opened)
 	return p, nil
 }
+
+// openTimeout bounds the opening of a tab (its target, domains, viewport
+// and init scripts): well under a second on an idle machine, a few on a
+// loaded one; a tab not open by then (its renderer died as it opened) is
+// closed, and NewPage fails.
+const openTimeout = 20 * time.Second
 
 // Close closes the tab and disposes of its browser context. The context
 // goes first, which ends the tab's renderer at once: a tab closed first
