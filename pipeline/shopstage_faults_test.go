@@ -241,6 +241,51 @@ func namingProfile(dir string) []int {
 	return out
 }
 
+// faultMidStage runs the stage of o, injects the fault when w's held
+// request (held, named for messages) is asked for, and waits for the stage
+// to complete. It fails the test unless the stage completes within 90 s
+// of the fault with every store's run in its journal once, and every run
+// finished before the fault kept as it was (at least one was). It returns
+// when the fault was injected and the journal's runs.
+func faultMidStage(t *testing.T, w *faultWorld, o ShopStageOptions, held string, inject func()) (time.Time, map[string]ShopRecord) {
+	t.Helper()
+	stageErr := make(chan error, 1)
+	go func() { stageErr <- ShopStage(context.Background(), o) }()
+	select {
+	case <-w.held:
+	case err := <-stageErr:
+		t.Fatalf("the stage ended before %s was asked for: %v", held, err)
+	case <-time.After(60 * time.Second):
+		t.Fatalf("%s was not asked for within 60 s", held)
+	}
+	before := journalOutcomes(t, o)
+	faultAt := time.Now()
+	inject()
+	var err error
+	select {
+	case err = <-stageErr:
+	case <-time.After(90 * time.Second):
+		t.Fatal("the stage did not complete within 90 s of the fault")
+	}
+	w.unhold()
+	if err != nil {
+		t.Fatalf("stage: %v", err)
+	}
+	final := journalOutcomes(t, o)
+	if len(final) != len(o.Stores) {
+		t.Fatalf("journal holds %d runs, want %d: %v", len(final), len(o.Stores), final)
+	}
+	for h, r := range before {
+		if g := final[h]; g.At != r.At || g.Report.Outcome != r.Report.Outcome || g.Report.Reason != r.Report.Reason {
+			t.Errorf("%s, finished before the fault: %s %s, now %s %s", h, r.Report.Outcome, r.Report.Reason, g.Report.Outcome, g.Report.Reason)
+		}
+	}
+	if len(before) == 0 {
+		t.Error("no run had finished before the fault: the test proves nothing about keeping them")
+	}
+	return faultAt, final
+}
+
 // TestShopStageBrowserLost kills (SIGKILL) or freezes (SIGSTOP, the
 // browser process and every process under it) the stage's Chromium while
 // a run is in flight (its page held by the store): the stage notices at
@@ -287,41 +332,7 @@ func TestShopStageBrowserLost(t *testing.T) {
 			// in a new browser.
 			hosts := []string{"svcshop-form.test", "svcshop-icon.test", "hold.test", "svcshop-wall.test", "svcshop-soldout.test"}
 			o, runs := faultStage(t, b, hosts, func(string) time.Duration { return 45 * time.Second })
-			stageErr := make(chan error, 1)
-			go func() { stageErr <- ShopStage(context.Background(), o) }()
-
-			select {
-			case <-w.held:
-			case err := <-stageErr:
-				t.Fatalf("the stage ended before hold.test was asked for: %v", err)
-			case <-time.After(60 * time.Second):
-				t.Fatal("hold.test was not asked for within 60 s")
-			}
-			before := journalOutcomes(t, o)
-			faultAt := time.Now()
-			tc.inject(t, oldPID)
-			var err error
-			select {
-			case err = <-stageErr:
-			case <-time.After(90 * time.Second):
-				t.Fatal("the stage did not complete within 90 s of the fault")
-			}
-			w.unhold()
-			if err != nil {
-				t.Fatalf("stage: %v", err)
-			}
-
-			// The stage completed: every run is in the journal once.
-			final := journalOutcomes(t, o)
-			if len(final) != len(hosts) {
-				t.Fatalf("journal holds %d runs, want %d: %v", len(final), len(hosts), final)
-			}
-			// The runs finished before the fault are kept as they were.
-			for h, r := range before {
-				if g := final[h]; g.At != r.At || g.Report.Outcome != r.Report.Outcome || g.Report.Reason != r.Report.Reason {
-					t.Errorf("%s, finished before the fault: %s %s, now %s %s", h, r.Report.Outcome, r.Report.Reason, g.Report.Outcome, g.Report.Reason)
-				}
-			}
+			faultAt, final := faultMidStage(t, w, o, "hold.test", func() { tc.inject(t, oldPID) })
 			// The run in flight is error with the reason, noticed in time.
 			truth := truthA()
 			for _, r := range runs() {
@@ -351,9 +362,6 @@ func TestShopStageBrowserLost(t *testing.T) {
 						t.Errorf("%s (in flight at the fault): %s %s, want %s or error %s", r.host, rec.Outcome, rec.Reason, truth[r.host], tc.reason)
 					}
 				}
-			}
-			if len(before) == 0 {
-				t.Error("no run had finished before the fault: the test proves nothing about keeping them")
 			}
 			// A new browser, and nothing of the old one left.
 			if b.Restarts() != 1 || b.PID() == oldPID || b.PID() <= 0 {
@@ -390,49 +398,21 @@ func TestShopStageRendererKilled(t *testing.T) {
 	}
 	hosts := []string{"svcshop-form.test", "svcshop-icon.test", "heldimg.test", "svcshop-wall.test"}
 	o, runs := faultStage(t, b, hosts, func(string) time.Duration { return 45 * time.Second })
-	stageErr := make(chan error, 1)
-	go func() { stageErr <- ShopStage(context.Background(), o) }()
-	select {
-	case <-w.held:
-	case err := <-stageErr:
-		t.Fatalf("the stage ended before heldimg.test's image was asked for: %v", err)
-	case <-time.After(60 * time.Second):
-		t.Fatal("heldimg.test's image was not asked for within 60 s")
-	}
-	before := journalOutcomes(t, o)
-	faultAt := time.Now()
-	var killed []int
-	for _, p := range proctree.Descendants(pid, 0) {
-		cl, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
-		if err == nil && bytes.Contains(cl, []byte("--type=renderer")) {
-			if syscall.Kill(p, syscall.SIGKILL) == nil {
-				killed = append(killed, p)
+	faultAt, final := faultMidStage(t, w, o, "heldimg.test's image", func() {
+		var killed []int
+		for _, p := range proctree.Descendants(pid, 0) {
+			cl, err := os.ReadFile("/proc/" + strconv.Itoa(p) + "/cmdline")
+			if err == nil && bytes.Contains(cl, []byte("--type=renderer")) {
+				if syscall.Kill(p, syscall.SIGKILL) == nil {
+					killed = append(killed, p)
+				}
 			}
 		}
-	}
-	if len(killed) == 0 {
-		t.Fatal("no renderer process of the browser was found to kill")
-	}
-	t.Logf("killed %d renderers", len(killed))
-	var err error
-	select {
-	case err = <-stageErr:
-	case <-time.After(90 * time.Second):
-		t.Fatal("the stage did not complete within 90 s of the fault")
-	}
-	w.unhold()
-	if err != nil {
-		t.Fatalf("stage: %v", err)
-	}
-	final := journalOutcomes(t, o)
-	if len(final) != len(hosts) {
-		t.Fatalf("journal holds %d runs, want %d: %v", len(final), len(hosts), final)
-	}
-	for h, r := range before {
-		if g := final[h]; g.At != r.At || g.Report.Outcome != r.Report.Outcome {
-			t.Errorf("%s, finished before the fault: %s %s, now %s %s", h, r.Report.Outcome, r.Report.Reason, g.Report.Outcome, g.Report.Reason)
+		if len(killed) == 0 {
+			t.Fatal("no renderer process of the browser was found to kill")
 		}
-	}
+		t.Logf("killed %d renderers", len(killed))
+	})
 	truth := truthA()
 	for _, r := range runs() {
 		rec := final[r.host].Report
@@ -454,9 +434,6 @@ func TestShopStageRendererKilled(t *testing.T) {
 				t.Errorf("%s (in flight at the fault): %s %s, want %s or error page_crashed", r.host, rec.Outcome, rec.Reason, truth[r.host])
 			}
 		}
-	}
-	if len(before) == 0 {
-		t.Error("no run had finished before the fault: the test proves nothing about keeping them")
 	}
 	if b.Restarts() != 0 || b.PID() != pid {
 		t.Errorf("after a renderer's loss: %d restarts, pid %d (was %d); the browser lived and should serve on", b.Restarts(), b.PID(), pid)
