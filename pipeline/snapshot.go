@@ -22,12 +22,23 @@ import (
 // MethodVersion is the version of the whole measuring method published in
 // the manifest: the check engine's method plus the aggregation's. It
 // changes whenever a published figure would change for the same stores.
-const MethodVersion = "svc-method/3 (" + check.MethodVersion + ")"
+const MethodVersion = "svc-method/4 (" + check.MethodVersion + ")"
 
 // Changelog lists the method's versions, newest first; the manifest carries
 // it so a researcher can tell why figures moved.
 var Changelog = []publish.ChangelogEntry{{
 	MethodVersion: MethodVersion,
+	Date:          "2026-12-03",
+	Changes: []string{
+		"The browser shoppers (browser-shopper/3) buy products whose options are Radix radio groups (shadcn's, as Vendure's " +
+			"Next.js storefront draws them) when the add button waits on a choice, look for the add once on each product page " +
+			"(a route's loading state no longer ends the run), and wait up to 2 s for a storefront's router after a link click: " +
+			"A, B and E can reach the cart at more single-page storefronts than before.",
+		"A browser run whose page's renderer died (killed, out of memory) is error page_crashed at once, not error " +
+			"page_unresponsive at the run's time bound.",
+	},
+}, {
+	MethodVersion: "svc-method/3 (" + check.MethodVersion + ")",
 	Date:          "2026-12-02",
 	Changes: []string{
 		"Agent paths: not_attempted runs stay out of n, the rate and the Wilson interval everywhere (JSON, CSV, pages, MCP, " +

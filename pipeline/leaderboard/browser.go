@@ -16,8 +16,12 @@ import (
 // browser-shopper/2 (issue 34): shopper C and the Checkout WebMCP reading
 // ask Chromium's own WebMCP (the DevTools WebMCP domain) for a page's
 // tools and call them with WebMCP.invokeTool, instead of a modelContext
-// stand-in injected into the page.
-const BrowserMethodVersion = "browser-shopper/2"
+// stand-in injected into the page. browser-shopper/3: A, B and E choose
+// a product's options drawn as Radix radio groups when its add waits on a
+// choice, look for the add once on each product page, and wait up to 2 s
+// for a storefront's router after a link click; a run whose tab's
+// renderer died is error page_crashed.
+const BrowserMethodVersion = "browser-shopper/3"
 
 // BrowserMethod describes how the browser paths' runs are made.
 const BrowserMethod = "the service's own browser shopper run in headless Chromium (the svc shop stage), method " + BrowserMethodVersion
