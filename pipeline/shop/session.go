@@ -153,13 +153,12 @@ func (s *session) act(it Item, role, name, why string) error {
 		return errGone
 	}
 	// A link to another page: the page's address and key before the
-	// click, to tell a click that has changed nothing yet.
+	// click (those of the reading the shopper decided on, with no round
+	// trip of their own), to tell a click that has changed nothing yet.
 	var before, key string
 	if away := linkAway(*fresh); away != "" {
 		if st, err := s.state(); err == nil && sansFragment(st.URL) != away {
-			if k, err := s.page.Key(ctx); err == nil {
-				before, key = st.URL, k
-			}
+			before, key = st.URL, s.seen.stKey
 		}
 	}
 	s.forget()
@@ -176,12 +175,11 @@ func (s *session) act(it Item, role, name, why string) error {
 	_ = s.settle(ctx)
 	done()
 	opened := s.page.TakeOpened(ctx)
-	if before != "" && opened == "" {
-		if k, err := s.page.Key(ctx); err == nil && k == key {
-			s.awaitLink(ctx, before)
-		}
-	}
 	st, _ := s.state()
+	if key != "" && opened == "" && st.URL == before && s.seen.stKey == key {
+		s.awaitLink(ctx, before)
+		st, _ = s.state()
+	}
 	// A click that opened a new tab or window (a link with a target,
 	// window.open) and left this tab where it was: the shopper follows the
 	// address in its own tab, as the link it would be, judged by the guard
