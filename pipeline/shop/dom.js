@@ -298,10 +298,13 @@
 
   // textBefore is the short label or heading just before box, which
   // names what the box holds to a sighted reader ("Size" above its
-  // buttons, "screen size" above a radio group it is not tied to).
+  // buttons, "screen size" above a radio group it is not tied to); ''
+  // when there is none or it is longer than a label (40 characters), as
+  // axTextBefore reads the accessibility tree.
   function textBefore(box) {
     const prev = box.previousElementSibling;
-    return prev && prev.childElementCount <= 2 && /^(LABEL|DT|H[2-6]|P|SPAN|DIV|LEGEND)$/.test(prev.tagName) ? prev.textContent : '';
+    const t = prev && prev.childElementCount <= 2 && /^(LABEL|DT|H[2-6]|P|SPAN|DIV|LEGEND)$/.test(prev.tagName) ? clip(prev.textContent, 80) : '';
+    return t.length <= 40 ? t : '';
   }
 
   function item(el) {
@@ -337,8 +340,7 @@
       if (g) {
         const legend = g.querySelector && g.querySelector('legend');
         it.type = 'radio';
-        const before = clip(textBefore(g), 80);
-        it.group = clip(ariaName(g) || (legend && legend.textContent) || (before.length <= 40 ? before : '') || hint(g), 80);
+        it.group = clip(ariaName(g) || (legend && legend.textContent) || textBefore(g) || hint(g), 80);
         it.checked = ariaChecked === 'true' || ariaPressed === 'true' || (option && el.getAttribute('aria-selected') === 'true');
         // A swatch marked unavailable by attribute or class only.
         it.disabled = it.disabled || el.hasAttribute('disabled') || /(^|\s)(disabled|unavailable|sold-?out)(\s|$)/i.test(typeof el.className === 'string' ? el.className : '');

@@ -171,7 +171,7 @@ func awaitsChoice(v view) bool {
 		if it.Tag != "button" && it.Role != "button" {
 			continue
 		}
-		if n := label(it); rePick.MatchString(n) && strings.TrimSpace(n) != "" || addWords(n) {
+		if n := label(it); n != "" && rePick.MatchString(n) || addWords(n) {
 			return true
 		}
 	}

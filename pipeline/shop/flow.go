@@ -245,8 +245,9 @@ type renderedFinder interface {
 // for good, but for the add and checkout controls, each page is waited
 // on once: a single-page storefront's route may show its loading state
 // (Vendure's Next.js storefront: header and footer, nothing between)
-// when a busy machine's page first looks settled. how says what the second look did ("after waiting 300 ms", "when
-// scrolled to", "after scrolling down the page and waiting 300 ms"); ok
+// when a busy machine's page first looks settled. how says what the
+// second look did ("after waiting 300 ms", "when scrolled to", "after
+// scrolling down the page and waiting 300 ms"); ok
 // is false when it did not look or could not read. A page that has
 // rendered what was looked for where the finder cannot see it (B and an
 // icon-only button: renderedFinder) is not waited on.

@@ -86,6 +86,18 @@ document.getElementById('add').addEventListener('submit', async e => {
 	}}
 }
 
+// chosenOptions are the names of the option values a run clicked to
+// choose, in order.
+func chosenOptions(rep *Report) []string {
+	var chose []string
+	for _, st := range rep.Log {
+		if st.Action == "click" && strings.HasPrefix(st.Note, "choose") {
+			chose = append(chose, st.Name)
+		}
+	}
+	return chose
+}
+
 // TestShoppersChooseOptionsFromPlainButtons: on a product page whose
 // options are plain buttons under a term that names the option (Next.js
 // Commerce's), A and E choose one available value of each option, once,
@@ -97,12 +109,7 @@ func TestShoppersChooseOptionsFromPlainButtons(t *testing.T) {
 	for _, sh := range []Shopper{Semantic, Mobile} {
 		rep := reps[sh]
 		wantOutcome(t, sh, rep, CheckoutReached)
-		var chose []string
-		for _, st := range rep.Log {
-			if st.Action == "click" && strings.HasPrefix(st.Note, "choose") {
-				chose = append(chose, st.Name)
-			}
-		}
+		chose := chosenOptions(rep)
 		if len(chose) != 2 {
 			t.Errorf("%s chose %q, want one value of each of the two options", sh, chose)
 		}

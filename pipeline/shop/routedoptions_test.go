@@ -106,12 +106,7 @@ func TestShoppersFollowARouterAndChooseRadixOptions(t *testing.T) {
 	for _, sh := range []Shopper{Semantic, Accessibility, Mobile} {
 		rep := reps[sh]
 		wantOutcome(t, sh, rep, CheckoutReached)
-		var chose []string
-		for _, st := range rep.Log {
-			if st.Action == "click" && strings.HasPrefix(st.Note, "choose") {
-				chose = append(chose, st.Name)
-			}
-		}
+		chose := chosenOptions(rep)
 		if strings.Join(chose, ",") != "13 inch,8GB" {
 			t.Errorf("%s chose %q, want the first value of each option (13 inch, 8GB)", sh, chose)
 		}

@@ -156,8 +156,8 @@ func (s *session) act(it Item, role, name, why string) error {
 	// click (those of the reading the shopper decided on, with no round
 	// trip of their own), to tell a click that has changed nothing yet.
 	var before, key string
-	if away := linkAway(*fresh); away != "" {
-		if st, err := s.state(); err == nil && sansFragment(st.URL) != away {
+	if fresh.Tag == "a" && webURL(fresh.Href) != nil {
+		if st, err := s.state(); err == nil && !samePage(st.URL, fresh.Href) {
 			before, key = st.URL, s.seen.stKey
 		}
 	}
@@ -211,25 +211,6 @@ func (s *session) act(it Item, role, name, why string) error {
 // machine is busy, and a person who clicks a link waits for the page to
 // change before deciding it did nothing.
 const linkPatience = 2 * time.Second
-
-// linkAway is the address, without its fragment, of a link to a web page;
-// "" for anything else.
-func linkAway(it Item) string {
-	if it.Tag != "a" || webURL(it.Href) == nil {
-		return ""
-	}
-	return sansFragment(it.Href)
-}
-
-// sansFragment is an address without its fragment.
-func sansFragment(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return raw
-	}
-	u.Fragment, u.RawFragment = "", ""
-	return u.String()
-}
 
 // awaitLink waits, for at most linkPatience, for the page's address to
 // leave before (a link was clicked and the page settled where it was, its

@@ -1,7 +1,8 @@
 // Faults of the Chromium process: a process that dies or freezes is
 // noticed by a watchdog, killed with everything it started, and replaced
 // at the next NewPage; a page says whether it was lost with its process or
-// its renderer alone, and whether it is stuck (a script that never yields) or still busy.
+// its renderer alone, and whether it is stuck (a script that never
+// yields) or still busy.
 
 package browser
 
