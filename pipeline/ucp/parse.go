@@ -14,14 +14,16 @@ import (
 const maxDepth = 256
 
 // parseProfile decodes raw into a JSON value (numbers as json.Number, as the
-// schema library expects) and a copy to echo in the report. A document that
-// is not JSON gives an error in words a store owner can act on. Invalid
-// UTF-8 inside strings is reported but does not stop the checks.
+// schema library expects) and the bytes to echo in the report. A document
+// that is not JSON gives an error in words a store owner can act on.
+// Invalid UTF-8 inside strings is reported but does not stop the checks.
 //
-// The value's strings are views of the echo: one copy of the input serves
-// both. A report must therefore keep no string of the value once it is
-// returned (its caller owns the echo and may write to it); validate copies
-// the one it keeps, ucp.version.
+// raw is not copied: the echo is raw itself (the decoded value, re-encoded,
+// when raw is not valid UTF-8), and the value's strings are views of it. The
+// caller must not change raw while it uses the value or the echo. A report
+// must also keep no string of the value once it is returned (a caller may
+// reuse raw once it is done with the report); validate copies the one it
+// keeps, ucp.version.
 func parseProfile(raw []byte, fs *findings) (any, json.RawMessage, error) {
 	doc, echo, _, err := parseDocument(raw, fs)
 	return doc, echo, err
@@ -40,10 +42,10 @@ func parseDocument(raw []byte, fs *findings) (any, json.RawMessage, *docMaps, er
 	case trimmed[0] == '<':
 		return nil, nil, nil, errors.New("the body is HTML or XML, not JSON (an error page or a soft 404?)")
 	}
-	// The echo is a copy of the input (the caller may reuse its buffer);
-	// json.Marshal compacts a RawMessage. Nothing writes to it while the
-	// value is in use, so the strings may share its bytes.
-	echo := bytes.Clone(raw)
+	// The echo is the input (json.Marshal compacts a RawMessage). A copy
+	// was half of what a validation allocated; nothing writes to raw while
+	// the value is in use, so the strings may share its bytes.
+	echo := raw
 	st := stackPool.Get().(*stacks)
 	maps := docMapsPool.Get().(*docMaps)
 	p := parser{data: echo, src: unsafe.String(unsafe.SliceData(echo), len(echo)), vals: st.vals, maps: maps}

@@ -37,6 +37,8 @@ type parser struct {
 	// values are boxed in (box.go).
 	strs []string
 	arrs [][]any
+	// strBlocks and arrBlocks count the blocks made (blockFor).
+	strBlocks, arrBlocks int
 }
 
 // maxBlock bounds the blocks of array elements.

@@ -151,7 +151,8 @@ func (v *Validator) load(ctx context.Context) (*schemaSet, error) {
 // Validate checks a pasted profile. It never touches the network except to
 // load the official schemas the first time. The only error is ErrTooLarge
 // (wrapped); anything else, from garbage to a deeply nested document, gives
-// a report.
+// a report. The report's Profile is profile itself, not a copy: the caller
+// must not change profile while it uses the report.
 func (v *Validator) Validate(ctx context.Context, profile []byte) (*Report, error) {
 	if len(profile) > MaxProfileBytes {
 		return nil, fmt.Errorf("validate pasted profile of %d bytes: %w", len(profile), ErrTooLarge)
