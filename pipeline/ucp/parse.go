@@ -20,10 +20,8 @@ const maxDepth = 256
 //
 // raw is not copied: the echo is raw itself (the decoded value, re-encoded,
 // when raw is not valid UTF-8), and the value's strings are views of it. The
-// caller must not change raw while it uses the value or the echo. A report
-// must also keep no string of the value once it is returned (a caller may
-// reuse raw once it is done with the report); validate copies the one it
-// keeps, ucp.version.
+// caller must not change raw while it uses the value, the echo or a report
+// made from them (Validate says so).
 func parseProfile(raw []byte, fs *findings) (any, json.RawMessage, error) {
 	doc, echo, _, err := parseDocument(raw, fs)
 	return doc, echo, err

@@ -178,8 +178,8 @@ type validation struct {
 	maps *docMaps // the document's, to recycle
 }
 
-// done drops the document once the rules have run: its strings are views of
-// the echo, which the caller now owns, and its maps go to later parses.
+// done drops the document once the rules have run: its maps go to later
+// parses.
 func (r *validation) done() {
 	r.doc = nil
 	r.maps.recycle()
