@@ -30,17 +30,17 @@ var (
 )
 
 // boxBlock bounds the number of headers in a block. A block holds about as
-// many as the rest of the document can need (a string value takes at least
-// ten bytes of a profile, with its key, an array at least forty), so a
-// small profile does not pay for a large block.
+// many as the rest of the document is likely to need, so a small profile
+// does not pay for a large block; a document that needs more gets another.
 const boxBlock = 128
 
-// blockFor is the size of the next block when n bytes remain to parse, at
-// most one header per bytes. The first block of a document is sized for
-// what profiles hold (bytes per header in a documented profile, about 70
-// for a string and 280 for an array in full-valid.json): a block sized for
-// the densest document was mostly left unused, and blocks were a third of
-// what a validation allocated.
+// blockFor is the size of the next block when n bytes remain to parse: one
+// header for every per bytes (12 for strings, 48 for arrays), between 8 and
+// boxBlock. The first block of a document takes four times per, about what
+// documented profiles hold (full-valid.json has a string value every 73
+// bytes and an array every 280): sized for the densest document, it was
+// mostly left unused, and the blocks were a third of what a validation
+// allocated.
 func blockFor(n, per int, first bool) int {
 	if first {
 		per *= 4
