@@ -61,23 +61,13 @@ func newFaultWorld(t *testing.T) *faultWorld {
 		host, _, _ := strings.Cut(r.Host, ":")
 		switch host {
 		case "hold.test":
-			w.held <- struct{}{}
-			select {
-			case <-w.release:
-			case <-r.Context().Done():
-			case <-time.After(20 * time.Second):
-			}
+			w.hold(r)
 			fmt.Fprint(rw, `<!doctype html><title>Held</title><h1>Held</h1>`)
 		case "heldimg.test":
 			// A page drawn at once whose image is held as hold.test's
 			// page is: the tab's renderer is up, the run waiting.
 			if r.URL.Path != "/" {
-				w.held <- struct{}{}
-				select {
-				case <-w.release:
-				case <-r.Context().Done():
-				case <-time.After(20 * time.Second):
-				}
+				w.hold(r)
 				return
 			}
 			fmt.Fprint(rw, `<!doctype html><title>Held image</title><h1>Held image</h1><img src="/held.png" alt=""><a href="/p/1">A product</a>`)
@@ -116,6 +106,17 @@ for (const ms of [0, 25, 50, 75]) setTimeout(more, ms);</script>`)
 		_ = srv.Close()
 	})
 	return w
+}
+
+// hold says that r is asked for (held) and keeps it until release is
+// closed, r is abandoned, or 20 s have passed.
+func (w *faultWorld) hold(r *http.Request) {
+	w.held <- struct{}{}
+	select {
+	case <-w.release:
+	case <-r.Context().Done():
+	case <-time.After(20 * time.Second):
+	}
 }
 
 func (w *faultWorld) unhold() {

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/chromedp/cdproto/cdp"
@@ -181,12 +182,14 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	// opened within openTimeout: a tab whose renderer dies while it opens
 	// never answers the calls that set it up.
 	opened := make(chan struct{})
+	var late atomic.Bool // closed for not opening within openTimeout
 	go func() {
 		timer := time.NewTimer(openTimeout)
 		defer timer.Stop()
 		select {
 		case <-opened:
 		case <-timer.C:
+			late.Store(true)
 			cancel()
 			return
 		case <-ctx.Done():
@@ -203,7 +206,7 @@ func (b *Browser) NewPage(ctx context.Context, opts PageOptions) (*Page, error) 
 	}()
 	fail := func(err error) (*Page, error) {
 		cancel()
-		if ctx.Err() == nil && tctx.Err() != nil && !p.Crashed() && pr.lostErr() == nil {
+		if late.Load() {
 			err = fmt.Errorf("the tab did not open within %s: %w", openTimeout, err)
 		}
 		return nil, fmt.Errorf("new page: %w", err)
