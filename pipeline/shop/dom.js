@@ -4,7 +4,7 @@
 // every decision (what to click, what is forbidden) is made in Go.
 (() => {
   const refs = [];
-  const MAX_ITEMS = 800, MAX_TEXT = 160;
+  const MAX_ITEMS = 800, MAX_TEXT = 160, MAX_ELEMENTS = 20000;
 
   const clip = (s, n) => {
     s = (s || '').replace(/\s+/g, ' ').trim();
@@ -44,6 +44,26 @@
     return null;
   }
 
+  // closestKnown is closestDeep for a test of an element alone (not of
+  // where it is), named by kind: within a reading each element's answer
+  // is found once (memo.closest[kind]), as every control of a card asks
+  // the same chain of ancestors whether it is a dialog, a card or a
+  // region.
+  function closestKnown(kind, el, pred) {
+    const known = memo && (memo.closest[kind] || (memo.closest[kind] = new Map()));
+    if (!known) return closestDeep(el, pred);
+    const chain = [];
+    let out = null;
+    for (let e = el; e; e = parentOf(e)) {
+      const k = known.get(e);
+      if (k !== undefined) { out = k; break; }
+      if (pred(e)) { out = e; known.set(e, e); break; }
+      chain.push(e);
+    }
+    for (const e of chain) known.set(e, out);
+    return out;
+  }
+
   // sight tells how a person sees an element: 'shown'; 'veiled', laid
   // out but transparent or visibility: hidden, as reveal-on-scroll themes
   // (AOS, WOW.js, Elementor's entrance animations) keep what is below the
@@ -54,20 +74,49 @@
     const r = el.getBoundingClientRect();
     if (r.width < 1 || r.height < 1) return 'hidden';
     if (r.right + scrollX <= 0 || r.bottom + scrollY <= 0) return 'hidden';
-    let veiled = false;
-    for (let e = el; e; e = parentOf(e)) {
-      const s = styleOf(e);
-      if (s.gone) return 'hidden';
-      if (s.veiled) veiled = true;
-      if (e !== el && s.clips) {
-        if (s.flat === undefined) {
-          const pr = e.getBoundingClientRect();
-          s.flat = pr.width <= 1 || pr.height <= 1;
-        }
-        if (s.flat) return 'hidden';
-      }
+    const s = styleOf(el);
+    if (s.gone) return 'hidden';
+    const p = parentOf(el);
+    const a = p ? around(p) : 'shown';
+    if (a === 'hidden') return 'hidden';
+    return s.veiled || a === 'veiled' ? 'veiled' : 'shown';
+  }
+
+  // around is what e and its ancestors do to what lies inside e: 'hidden'
+  // when one is not displayed or clips to a box of no size, 'veiled' when
+  // one is transparent or visibility: hidden, else 'shown'. Within a
+  // reading it is found once per element (memo.around): every control of
+  // a page climbs the same few chains of boxes, and a product grid's
+  // hundreds of controls asked each box of their chain again.
+  function around(e) {
+    const known = memo && memo.around;
+    const chain = [];
+    let out = 'shown';
+    for (; e; e = parentOf(e)) {
+      const k = known && known.get(e);
+      if (k) { out = k; break; }
+      chain.push(e);
     }
-    return veiled ? 'veiled' : 'shown';
+    for (let i = chain.length - 1; i >= 0; i--) {
+      const e = chain[i];
+      if (out !== 'hidden') {
+        const s = styleOf(e);
+        if (s.gone) out = 'hidden';
+        else if (s.clips && flat(e, s)) out = 'hidden';
+        else if (s.veiled) out = 'veiled';
+      }
+      if (known) known.set(e, out);
+    }
+    return out;
+  }
+
+  // flat says whether e, which clips its content, has a box of no size.
+  function flat(e, s) {
+    if (s.flat === undefined) {
+      const pr = e.getBoundingClientRect();
+      s.flat = pr.width <= 1 || pr.height <= 1;
+    }
+    return s.flat;
   }
 
   // memo holds, for one reading of the page (reading: state, items), what
@@ -79,12 +128,47 @@
 
   function reading(f) {
     if (memo) return f();
-    memo = {style: new Map(), hint: new Map()};
+    memo = {style: new Map(), hint: new Map(), around: new Map(), closest: {}, text: new Map(), forms: new Map(), els: null, labels: undefined};
     try {
       return f();
     } finally {
       memo = null;
     }
+  }
+
+  // elements is allElements of the document, walked once per reading.
+  function elements() {
+    if (!memo) return allElements(document.documentElement, [], MAX_ELEMENTS);
+    return memo.els || (memo.els = allElements(document.documentElement, [], MAX_ELEMENTS));
+  }
+
+  // textOf is el.innerText, found once per element within a reading: a
+  // control's name and its text are both its rendered text, and the
+  // guest-checkout test reads it again.
+  function textOf(el) {
+    if (!memo) return el.innerText;
+    let t = memo.text.get(el);
+    if (t === undefined) memo.text.set(el, t = el.innerText);
+    return t;
+  }
+
+  // firstLabel is el.labels[0], or null. el.labels searches the whole
+  // document on every call; within a reading the labels of every control
+  // come from one pass over the document's labels (each label's control,
+  // in tree order, which is el.labels' order). A document past the walk's
+  // limit keeps el.labels, which sees every label.
+  function firstLabel(el) {
+    if (memo && memo.labels === undefined) {
+      const els = elements();
+      memo.labels = els.length >= MAX_ELEMENTS ? null : new Map();
+      if (memo.labels) for (const l of els) {
+        if (l.tagName !== 'LABEL') continue;
+        const c = l.control;
+        if (c && !memo.labels.has(c)) memo.labels.set(c, l);
+      }
+    }
+    if (memo && memo.labels) return memo.labels.get(el) || null;
+    return el.labels && el.labels.length ? el.labels[0] : null;
   }
 
   // styleOf is what sight reads of an element's computed style: gone (not
@@ -123,29 +207,30 @@
 
   // nameOf approximates an accessible name from what a sighted reader
   // sees: aria, text, value, title, image alt, an SVG title.
-  function nameOf(el) {
-    const a = ariaName(el);
+  function nameOf(el, aria) {
+    const a = aria === undefined ? ariaName(el) : aria;
     if (a) return a;
     const tag = el.tagName.toLowerCase();
     if (tag === 'input') {
       const t = (el.type || '').toLowerCase();
       if (t === 'submit' || t === 'button' || t === 'reset') return clip(el.value || (t === 'submit' ? 'Submit' : ''));
       if (t === 'image') return clip(el.alt || el.value);
-      if (el.labels && el.labels.length) return clip(el.labels[0].textContent);
-      return '';
+      const l = firstLabel(el);
+      return l ? clip(l.textContent) : '';
     }
     if (tag === 'select') {
-      if (el.labels && el.labels.length) return clip(el.labels[0].textContent);
-      return clip(el.getAttribute('name'));
+      const l = firstLabel(el);
+      return l ? clip(l.textContent) : clip(el.getAttribute('name'));
     }
     // A button named by a <label for> (a Radix radio's value: <button
     // role="radio" id="5"> beside <label for="5">13 inch</label>): HTML-AAM
     // names a button by its label before its content.
-    if (tag === 'button' && el.labels && el.labels.length) {
-      const l = clip(el.labels[0].textContent);
+    const label = tag === 'button' && firstLabel(el);
+    if (label) {
+      const l = clip(label.textContent);
       if (l) return l;
     }
-    let t = clip(el.innerText || el.textContent);
+    let t = clip(textOf(el) || el.textContent);
     if (!t && el.shadowRoot) t = clip(el.shadowRoot.textContent);
     if (t) return t;
     if (el.title) return clip(el.title);
@@ -172,8 +257,18 @@
     return t;
   }
 
+  // formFacts is what the guard knows of a form; within a reading it is
+  // found once per form (memo.forms), not once for each of its controls.
   function formFacts(form) {
     if (!form) return null;
+    const known = memo && memo.forms;
+    if (known && known.has(form)) return known.get(form);
+    const f = readForm(form);
+    if (known) known.set(form, f);
+    return f;
+  }
+
+  function readForm(form) {
     const out = {action: '', method: (form.getAttribute('method') || 'get').toLowerCase(), card: 0, password: 0, email: 0, address: 0, text: 0, fields: 0, toolname: clip(form.getAttribute('toolname'), 80)};
     try { out.action = form.action ? new URL(form.action, location.href).href : location.href; } catch (e) {}
     for (const f of form.querySelectorAll('input, select, textarea')) {
@@ -187,14 +282,14 @@
   }
 
   function captchaNear(el) {
-    return !!closestDeep(el, e => {
+    return !!closestKnown('captcha', el, e => {
       const c = ((e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '') + ' ' + (e.id || '');
       return /g-recaptcha|h-captcha|cf-turnstile|captcha|challenge-form|px-captcha|geetest/i.test(c) || e.hasAttribute && e.hasAttribute('data-sitekey');
     });
   }
 
   function dialogOf(el) {
-    return closestDeep(el, e => {
+    return closestKnown('dialog', el, e => {
       if (e.tagName === 'DIALOG' && e.open) return true;
       const role = e.getAttribute && e.getAttribute('role');
       if (role === 'dialog' || role === 'alertdialog' || (e.getAttribute && e.getAttribute('aria-modal') === 'true')) return true;
@@ -207,7 +302,7 @@
   }
 
   function region(el) {
-    const r = closestDeep(el, e => /^(HEADER|NAV|MAIN|FOOTER|ASIDE)$/.test(e.tagName) ||
+    const r = closestKnown('region', el, e => /^(HEADER|NAV|MAIN|FOOTER|ASIDE)$/.test(e.tagName) ||
       /^(banner|navigation|main|contentinfo|complementary)$/.test((e.getAttribute && e.getAttribute('role')) || ''));
     if (!r) return '';
     const map = {banner: 'header', navigation: 'nav', main: 'main', contentinfo: 'footer', complementary: 'aside'};
@@ -221,14 +316,16 @@
     const parts = [el.id];
     const c = el.className && el.className.baseVal !== undefined ? el.className.baseVal : el.className;
     parts.push(c);
-    for (const a of el.attributes || []) if (a.name.startsWith('data-') && a.name.length < 40) parts.push(a.name + '=' + a.value.slice(0, 40));
+    // Names first: an element's attributes as objects cost more than
+    // its names, and most elements have no data- attribute.
+    if (el.getAttributeNames) for (const n of el.getAttributeNames()) if (n.startsWith('data-') && n.length < 40) parts.push(n + '=' + el.getAttribute(n).slice(0, 40));
     h = clip(parts.join(' '), 200);
     if (memo) memo.hint.set(el, h);
     return h;
   }
 
   function cardElement(el) {
-    return closestDeep(el, e => {
+    return closestKnown('card', el, e => {
       const c = (e.className && e.className.baseVal !== undefined ? e.className.baseVal : e.className) || '';
       return /product|card|tile|item|grid__item/i.test(c + ' ' + (e.id || '')) || e.tagName === 'ARTICLE' || e.tagName === 'LI';
     });
@@ -281,7 +378,7 @@
   }
   function boxOption(box) {
     const buttons = [...box.children].map(c => c.tagName === 'LI' && c.childElementCount === 1 ? c.firstElementChild : c).filter(c => c.tagName === 'BUTTON');
-    if (buttons.length < 2 || buttons.length > 30 || buttons.some(b => clip(b.innerText || b.textContent).length > 24)) return '';
+    if (buttons.length < 2 || buttons.length > 30 || buttons.some(b => clip(textOf(b) || b.textContent).length > 24)) return '';
     let name = '';
     if (box.tagName === 'DD') {
       let p = box.previousElementSibling;
@@ -310,9 +407,10 @@
   function item(el) {
     const tag = el.tagName.toLowerCase();
     const form = el.form || (el.closest && el.closest('form'));
+    const aria = ariaName(el);
     const it = {
       ref: register(el), tag, role: el.getAttribute('role') || '', type: (el.getAttribute('type') || '').toLowerCase(),
-      name: nameOf(el), text: clip(el.innerText || el.textContent, 120), aria: ariaName(el), title: clip(el.title, 80),
+      name: nameOf(el, aria), text: clip(textOf(el) || el.textContent, 120), aria, title: clip(el.title, 80),
       value: tag === 'input' ? clip(el.value, 80) : '', nameAttr: clip(el.getAttribute('name'), 80),
       id: clip(el.id, 80), hint: hint(el), href: '', disabled: !!(el.disabled || el.getAttribute('aria-disabled') === 'true'),
       visible: visible(el), dialog: false, dialogName: '', shadow: inShadow(el), region: region(el), card: false, priced: false,
@@ -378,26 +476,29 @@
   const CARD_TAGS = {DIV: 1, LI: 1, ARTICLE: 1, SECTION: 1, FIGURE: 1};
   function clickableCard(el) {
     if (!CARD_TAGS[el.tagName] || !el.firstElementChild) return false;
+    // What it holds first: a box's computed style costs more than a look
+    // inside it, and most boxes of a page hold a link or no image.
+    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
     if (getComputedStyle(el).cursor !== 'pointer') return false;
     const p = parentOf(el);
     if (p && p.nodeType === 1 && getComputedStyle(p).cursor === 'pointer') return false;
-    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
-    const t = (el.innerText || '').trim();
+    const t = (textOf(el) || '').trim();
     return t.length > 0 && t.length <= 300;
   }
 
   function snapshot() {
-    const els = allElements(document.documentElement, [], 20000);
+    const els = elements();
     const out = [];
     groups = new Map();
     priced = new Map();
     try {
       for (const el of els) {
         if (out.length >= MAX_ITEMS) break;
-        const card = !(el.matches && el.matches(ACTIONABLE)) && clickableCard(el);
-        if (!card && !(el.matches && el.matches(ACTIONABLE))) continue;
+        const actionable = el.matches && el.matches(ACTIONABLE);
+        const card = !actionable && clickableCard(el);
+        if (!card && !actionable) continue;
+        if (el.tagName !== 'SELECT' && !visible(el)) continue;
         const it = item(el);
-        if (!it.visible && it.tag !== 'select') continue;
         it.clickable = card;
         out.push(it);
       }
@@ -443,7 +544,7 @@
   }
 
   function state() {
-    const els = allElements(document.documentElement, [], 20000);
+    const els = elements();
     const st = {url: location.href, title: clip(document.title, 120), ready: document.readyState, headings: [],
       password: 0, card: 0, address: 0, email: 0, captcha: false, cartCount: null, text: '', dialogs: 0, jsonld: [], lineItems: 0,
       overlayFrames: 0, guest: 0};
@@ -457,8 +558,13 @@
         const key = (el.name + ' ' + el.id + ' ' + (el.getAttribute('aria-label') || '')).toLowerCase();
         if (/qty|quantity|updates\[/.test(key)) st.lineItems++;
       }
+      // (Rendered text holds a word only if the text does: the text,
+      // cheap, is looked at first.)
       if ((tag === 'A' || tag === 'BUTTON' || (tag === 'INPUT' && /^(submit|button)$/i.test(el.type))) &&
-          /\bguest\b/i.test(el.innerText || el.value || '') && /check\s?-?\s?out|continue|proceed/i.test(el.innerText || el.value || '') && visible(el)) st.guest++;
+          /guest/i.test((el.textContent || '') + ' ' + (el.value || ''))) {
+        const t = textOf(el) || el.value || '';
+        if (/\bguest\b/i.test(t) && /check\s?-?\s?out|continue|proceed/i.test(t) && visible(el)) st.guest++;
+      }
       // A radio that chooses guest checkout (OpenCart's "Guest Checkout",
       // beside "Register Account", with a Continue button).
       if (tag === 'INPUT' && (el.type || '').toLowerCase() === 'radio' && /\bguest\b/i.test(nameOf(el) + ' ' + (el.value || '')) && visible(el)) st.guest++;
