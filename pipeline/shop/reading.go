@@ -64,7 +64,7 @@ func (s *session) state() (PageState, error) {
 	defer cancel()
 	var r stateReading
 	k, _ := json.Marshal(s.seen.stKey)
-	if err := s.page.Eval(ctx, helper+".stateIf("+string(k)+")", &r); err != nil {
+	if err := s.page.EvalJSON(ctx, helper+".stateIf("+string(k)+")", &r); err != nil {
 		s.forget()
 		return PageState{}, err
 	}
@@ -91,7 +91,7 @@ func (s *session) items() ([]Item, error) {
 	defer cancel()
 	var r itemsReading
 	k, _ := json.Marshal(s.seen.itemsKey)
-	if err := s.page.Eval(ctx, helper+".snapshotIf("+string(k)+")", &r); err != nil {
+	if err := s.page.EvalJSON(ctx, helper+".snapshotIf("+string(k)+")", &r); err != nil {
 		s.forget()
 		return nil, err
 	}
@@ -198,7 +198,7 @@ func (s *session) stateAndItems() (PageState, []Item, error) {
 	var r reading
 	sk, _ := json.Marshal(s.seen.stKey)
 	ik, _ := json.Marshal(s.seen.itemsKey)
-	if err := s.page.Eval(ctx, helper+".lookIf("+string(sk)+", "+string(ik)+")", &r); err != nil {
+	if err := s.page.EvalJSON(ctx, helper+".lookIf("+string(sk)+", "+string(ik)+")", &r); err != nil {
 		s.forget()
 		return PageState{}, nil, err
 	}

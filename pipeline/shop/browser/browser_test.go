@@ -672,3 +672,56 @@ func TestScreenshotIsTheViewportNow(t *testing.T) {
 		t.Errorf("the centre of the phone's page is %v, want red", c)
 	}
 }
+
+// TestEvalJSONReadsAsEval: a value sent as JSON text without its empty
+// properties ("" and false) decodes into a fresh Go value exactly as the
+// value itself does through Eval: zero values, null, nested objects and
+// arrays (whose "" and false arrive as null), pointers, and text that
+// needs escaping.
+func TestEvalJSONReadsAsEval(t *testing.T) {
+	site := newHostServer(t, func(w http.ResponseWriter, r *http.Request) {
+		fmt.Fprint(w, `<!doctype html><title>json</title><p>text</p>`)
+	})
+	_, p, ctx := openSite(t, site, "http://json.test/", 20*time.Second)
+	type inner struct {
+		S string  `json:"s"`
+		B bool    `json:"b"`
+		N float64 `json:"n"`
+	}
+	type value struct {
+		Empty   string    `json:"empty"`
+		Text    string    `json:"text"`
+		No      bool      `json:"no"`
+		Yes     bool      `json:"yes"`
+		Zero    int       `json:"zero"`
+		Count   *int      `json:"count"`
+		Null    *int      `json:"null"`
+		Inner   *inner    `json:"inner"`
+		None    *inner    `json:"none"`
+		Strings []string  `json:"strings"`
+		Bools   []bool    `json:"bools"`
+		Items   []inner   `json:"items"`
+		Nums    []float64 `json:"nums"`
+	}
+	expr := `({empty: '', text: 'a "quoted" \\ line\nand \u2028 more é 😀', no: false, yes: true, zero: 0, count: 3, null: null,
+	  inner: {s: '', b: false, n: 0}, none: null, strings: ['', 'x', ''], bools: [false, true], items: [{s: 'a', b: true, n: 1.5}, {s: '', b: false, n: -0}], nums: []})`
+	var byValue, byText value
+	if err := p.Eval(ctx, expr, &byValue); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.EvalJSON(ctx, expr, &byText); err != nil {
+		t.Fatal(err)
+	}
+	if byValue.Text == "" || byValue.Count == nil || byValue.Inner == nil || len(byValue.Items) != 2 {
+		t.Fatalf("Eval read %+v: the page's value did not arrive", byValue)
+	}
+	a, _ := json.Marshal(byValue)
+	b, _ := json.Marshal(byText)
+	if string(a) != string(b) {
+		t.Errorf("EvalJSON reads\n%s\nwhere Eval reads\n%s", b, a)
+	}
+	var none *value
+	if err := p.EvalJSON(ctx, "undefined", &none); err != nil || none != nil {
+		t.Errorf("EvalJSON of undefined: %v, %v; want nothing and no error", none, err)
+	}
+}

@@ -65,6 +65,31 @@ func (p *Page) Eval(ctx context.Context, expr string, out any) error {
 	}
 }
 
+// EvalJSON is Eval for a synchronous expression with a large value, such
+// as a reading of a page's hundreds of controls: the page writes the value
+// as JSON text (JSON.stringify, in the isolated world, out of the page's
+// reach) and sends that one string, leaving out every property whose
+// value is "" or false. A value sent as such is converted into the
+// protocol's form property by property: on a page of 2,000 elements and
+// 800 controls the reading's round trip took 62-82 ms so, 49-63 as text,
+// and 48-50 as text without the empty properties (151 KB instead of 346).
+// So out must be a fresh value, where a property left out reads as its
+// zero value; an array's "" or false arrives as null, which leaves a Go
+// string or bool at its zero value too.
+func (p *Page) EvalJSON(ctx context.Context, expr string, out any) error {
+	var text *string
+	if err := p.Eval(ctx, "JSON.stringify("+expr+", (k, v) => v === '' || v === false ? undefined : v)", &text); err != nil {
+		return err
+	}
+	if out == nil || text == nil {
+		return nil
+	}
+	if err := json.Unmarshal([]byte(*text), out); err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	return nil
+}
+
 // EvalMain evaluates expr in the page's own world (for what the page's
 // scripts hold, such as WebMCP tools) and decodes the value into out.
 func (p *Page) EvalMain(ctx context.Context, expr string, out any) error {

@@ -33,14 +33,13 @@ func (p *Page) Reading() (any, bool) {
 	return p.reading, p.reading != nil
 }
 
-// EvalKeyed is Eval for a synchronous expression, and returns the key of
-// the page as it read it.
+// EvalKeyed is EvalJSON, and returns the key of the page as it read it.
 func (p *Page) EvalKeyed(ctx context.Context, expr string, out any) (string, error) {
 	var r struct {
 		Key   string          `json:"k"`
 		Value json.RawMessage `json:"v"`
 	}
-	if err := p.Eval(ctx, "(() => { const k = "+keyJS+"; return {k, v: ("+expr+")}; })()", &r); err != nil {
+	if err := p.EvalJSON(ctx, "(() => { const k = "+keyJS+"; return {k, v: ("+expr+")}; })()", &r); err != nil {
 		return "", err
 	}
 	if out != nil && len(r.Value) > 0 {
