@@ -91,6 +91,7 @@ bench: build
 	$(GO) test -run='^$$' -bench='^BenchmarkParquetVsDuckDB$$' -benchtime=1x ./datasets/
 	$(GO) test -run='^$$' -bench='^BenchmarkAggregate$$' -benchtime=1x ./pipeline/
 	$(GO) test -run='^$$' -bench='^BenchmarkShoppers$$' -benchtime=1x -timeout=30m ./pipeline/shop/ # needs Chromium
+	$(GO) test -run='^$$' -bench='^BenchmarkReadingAProductGrid$$' -benchtime=1x ./pipeline/shop/ # needs Chromium: the shoppers' reading of a page the size of a real store's
 	$(GO) test -run='^$$' -bench=. -benchmem ./pipeline/detect/
 	$(GO) test -run='^$$' -bench='^BenchmarkPrecomputedVsFileServer$$' -benchtime=1x ./serve/
 	$(GO) test -run='^$$' -bench='^BenchmarkReplicas$$' -benchtime=1x ./serve/ # needs SVC_TEST_POSTGRES (eval "$$(.ci/postgres)")

@@ -87,7 +87,7 @@ func hxFind(key string) (hxProduct, bool) {
 // may ever contain it.
 const hxSecret = "hx_secret_c0ffee"
 
-func newHeldout(t *testing.T, shops []*realShop) *heldout {
+func newHeldout(t testing.TB, shops []*realShop) *heldout {
 	t.Helper()
 	h := &heldout{byHost: map[string]*realShop{}, traps: map[string]int{}}
 	names := []string{}
@@ -113,7 +113,7 @@ func (h *heldout) addr() string { return h.srv.Listener.Addr().String() }
 
 // runOptions starts a browser and a safe client that reach the held-out
 // shops only, for the test's life.
-func (h *heldout) runOptions(t *testing.T) Options {
+func (h *heldout) runOptions(t testing.TB) Options {
 	t.Helper()
 	b, err := browser.Start(t.Context(), browser.Options{FixtureAddr: h.addr(), FixtureCA: h.caPEM})
 	if err != nil {
@@ -168,7 +168,7 @@ func (h *heldout) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // loadTemplates parses every *.html of a shop's directory as one set.
 // A shop with no directory writes its pages itself (nil templates).
-func loadTemplates(t *testing.T, dir string) *template.Template {
+func loadTemplates(t testing.TB, dir string) *template.Template {
 	t.Helper()
 	if dir == "" {
 		return nil
@@ -272,7 +272,7 @@ func hxAdd(w http.ResponseWriter, r *http.Request, id string) ([]hxProduct, bool
 
 // testCertificates makes a CA and one leaf for names, for the held-out
 // shops' TLS server.
-func testCertificates(t *testing.T, names []string) (caPEM []byte, leaf tls.Certificate) {
+func testCertificates(t testing.TB, names []string) (caPEM []byte, leaf tls.Certificate) {
 	t.Helper()
 	caKey, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
 	if err != nil {
