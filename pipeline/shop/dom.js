@@ -162,7 +162,7 @@
       const els = elements();
       memo.labels = els.length >= MAX_ELEMENTS ? null : new Map();
       if (memo.labels) for (const l of els) {
-        if (l.tagName !== 'LABEL') continue;
+        if (l.localName !== 'label') continue;
         const c = l.control;
         if (c && !memo.labels.has(c)) memo.labels.set(c, l);
       }
@@ -476,12 +476,10 @@
   const CARD_TAGS = {DIV: 1, LI: 1, ARTICLE: 1, SECTION: 1, FIGURE: 1};
   function clickableCard(el) {
     if (!CARD_TAGS[el.tagName] || !el.firstElementChild) return false;
-    // What it holds first: a box's computed style costs more than a look
-    // inside it, and most boxes of a page hold a link or no image.
-    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
     if (getComputedStyle(el).cursor !== 'pointer') return false;
     const p = parentOf(el);
     if (p && p.nodeType === 1 && getComputedStyle(p).cursor === 'pointer') return false;
+    if (!el.querySelector('img, picture, h2, h3, h4') || el.querySelector('a[href], button, [role=button], [role=link], input, select')) return false;
     const t = (textOf(el) || '').trim();
     return t.length > 0 && t.length <= 300;
   }
@@ -497,7 +495,7 @@
         const actionable = el.matches && el.matches(ACTIONABLE);
         const card = !actionable && clickableCard(el);
         if (!card && !actionable) continue;
-        if (el.tagName !== 'SELECT' && !visible(el)) continue;
+        if (el.tagName.toLowerCase() !== 'select' && !visible(el)) continue;
         const it = item(el);
         it.clickable = card;
         out.push(it);
