@@ -670,8 +670,8 @@
   // paint and keep some 40 MB more.
   async function reveal(budget, glance) {
     const veiled = [];
-    const els = allElements(document.documentElement, [], 20000);
-    if (els.length >= 20000) return {veiled: 0, shown: 0, glanced: false};
+    const els = allElements(document.documentElement, [], MAX_ELEMENTS);
+    if (els.length >= MAX_ELEMENTS) return {veiled: 0, shown: 0, glanced: false};
     for (const el of els) {
       if (veiled.length >= 400) break;
       if (!(el.matches && el.matches(ACTIONABLE)) || shown.has(el) || swept.has(el) || sight(el) !== 'veiled') continue;

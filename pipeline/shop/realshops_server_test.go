@@ -203,7 +203,10 @@ type hxPage struct {
 }
 
 func (h *heldout) render(w http.ResponseWriter, r *http.Request, s *realShop, name string, status int, p hxPage) {
-	p.Host, p.Products, p.Secret, p.Path = s.host, hxCatalog, hxSecret, r.URL.Path
+	p.Host, p.Secret, p.Path = s.host, hxSecret, r.URL.Path
+	if p.Products == nil {
+		p.Products = hxCatalog
+	}
 	p.Items = hxCart(r)
 	p.Count, p.Total = len(p.Items), hxTotal(p.Items)
 	var b strings.Builder
